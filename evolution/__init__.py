@@ -1,0 +1,1 @@
+"""Evolution of neural players with DEAP."""

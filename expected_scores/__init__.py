@@ -1,0 +1,1 @@
+"""Exact expected scores and whole-game solvers."""

@@ -1,0 +1,70 @@
+"""``random``: uniform over the legal actions (fills, keeps and announcements)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from yamb import kernels
+from yamb.engine import GameBatch
+
+_SALT = 1
+
+
+@njit(cache=True)
+def _nth_cell(bits, i, k, j, n_rows):
+    """Cell of the j-th set bit across the row bitmasks ``bits[i, k, :]``."""
+    for c in range(bits.shape[2]):
+        for r in range(n_rows):
+            if (bits[i, k, c] >> np.uint32(r)) & np.uint32(1):
+                if j == 0:
+                    return c * n_rows + r
+                j -= 1
+    return -1
+
+
+@njit(cache=True, parallel=True)
+def _choose(games, state, consts, salt, actions):
+    """For each game, the ``decision`` and a uniform pick among its legal actions."""
+    filled, _, dice, roll, rolls_allowed, pure, announced, answer, player, turn = state[:10]
+    base = state[13]
+    order, n_rows = consts[0], consts[1]
+    five_face, keep_size = consts[5], consts[7]
+    forced_joker, yz_row, pure_hand = consts[13], consts[14], consts[15]
+    sub_keeps, n_sub_keeps, popcount = consts[18], consts[19], consts[20]
+    n_cols = order.shape[0]
+    n_cells = n_cols * n_rows
+    n_keeps = len(keep_size)
+    out = np.empty((len(games), 2, n_cols), dtype=np.uint32)
+    for i in prange(len(games)):
+        g = games[i]
+        _, may_roll = kernels.decision(
+            filled, g, player[g], order, out, i, roll[g], rolls_allowed[g], announced[g], answer[g],
+            pure[g], five_face[dice[g]], n_rows, pure_hand, forced_joker, yz_row,
+        )
+        n_fill = 0
+        n_ann = 0
+        for c in range(n_cols):
+            n_fill += popcount[out[i, 0, c]]
+            n_ann += popcount[out[i, 1, c]]
+        n_keep = n_sub_keeps[dice[g]] - 1 if may_roll else 0
+        total = n_fill + n_keep + n_ann
+        u = np.float64(kernels.counter_hash(base[g], turn[g], roll[g], salt) >> np.uint64(11))
+        j = min(int(u * 2.0**-53 * total), total - 1)
+        if j < n_fill:
+            actions[i] = _nth_cell(out, i, 0, j, n_rows)
+        elif j < n_fill + n_keep:
+            actions[i] = n_cells + sub_keeps[dice[g], j - n_fill]
+        else:
+            actions[i] = n_cells + n_keeps + _nth_cell(out, i, 1, j - n_fill - n_keep, n_rows)
+
+
+class RandomPlayer:
+    """Picks uniformly among all legal actions, reproducibly from the batch's seed."""
+
+    name = "random"
+
+    def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
+        actions = np.empty(len(games), dtype=np.int64)
+        _choose(np.asarray(games, dtype=np.int64), batch._state, batch._consts, _SALT, actions)
+        return actions

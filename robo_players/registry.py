@@ -1,0 +1,21 @@
+"""Players by name, for the command line and the comparison tools."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from robo_players.base import Player
+from robo_players.random_player import RandomPlayer
+from yamb.errors import YambError
+from yamb.layout import Layout
+
+PLAYERS: dict[str, Callable[[Layout], Player]] = {
+    "random": lambda layout: RandomPlayer(),
+}
+
+
+def make_player(name: str, layout: Layout) -> Player:
+    """The player called ``name`` for ``layout``, or a precise error."""
+    if name not in PLAYERS:
+        raise YambError(f"unknown player {name!r}; choose from {', '.join(PLAYERS)}")
+    return PLAYERS[name](layout)

@@ -1,0 +1,27 @@
+"""``yamb score``: the score of dice in one row."""
+
+from __future__ import annotations
+
+import argparse
+
+from yamb.cli.options import add_rules_arguments, rules_from
+from yamb.errors import InvalidDiceError
+
+HELP = "print the score of dice in a row, e.g. yamb score full_house 2 2 3 3 3"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_rules_arguments(parser)
+    parser.add_argument("row", help="row name, e.g. full_house")
+    parser.add_argument("values", nargs="+", metavar="DIE", help="the dice values, 1 to 6")
+
+
+def run(args: argparse.Namespace) -> int:
+    rules = rules_from(args)
+    values = []
+    for text in args.values:
+        if not text.isdigit():
+            raise InvalidDiceError(f"die value {text!r} is not an integer from 1 to 6")
+        values.append(int(text))
+    print(rules.score(args.row, values))
+    return 0

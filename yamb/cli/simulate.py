@@ -1,0 +1,56 @@
+"""``yamb simulate``: play many games with one player and summarize the scores."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from yamb.cli.options import add_table_arguments, layout_from
+
+HELP = "play N solitaire games with a player and print score statistics"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_table_arguments(parser)
+    parser.add_argument("--player", default="random", help="player name (default random)")
+    parser.add_argument("--games", type=int, default=10_000, help="number of games (default 10000)")
+    parser.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
+    parser.add_argument("--batch-size", type=int, default=20_000, help="games per batch")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from robo_players.registry import make_player
+    from robo_players.simulate import simulate, summary
+    from yamb.errors import YambError
+
+    if args.games < 1:
+        raise YambError("--games must be at least 1")
+    layout = layout_from(args)
+    player = make_player(args.player, layout)
+    start = time.perf_counter()
+    with Progress(transient=True, disable=args.json) as progress:
+        task = progress.add_task(f"{player.name} on {args.preset}", total=args.games)
+        scores = simulate(layout, player, args.games, seed=args.seed, batch_size=args.batch_size,
+                          progress=lambda n: progress.advance(task, n))
+    seconds = time.perf_counter() - start
+    stats = summary(scores)
+    stats.update(player=player.name, preset=args.preset, columns=list(layout.columns),
+                 seed=args.seed, seconds=seconds, games_per_second=args.games / seconds)
+    if args.json:
+        print(json.dumps(stats))
+        return 0
+    table = Table(title=f"{player.name} on {args.preset} ({', '.join(layout.columns)})")
+    table.add_column("statistic")
+    table.add_column("value", justify="right")
+    for key in ("games", "mean", "std", "sem", "min", "p5", "p25", "p50", "p75", "p95", "max",
+                "games_per_second"):
+        value = stats[key]
+        table.add_row(key, f"{value:,.0f}" if key in ("games", "games_per_second") else f"{value:.2f}")
+    Console().print(table)
+    return 0

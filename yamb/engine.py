@@ -1,0 +1,237 @@
+"""The batched engine: the state of N games as arrays, advanced by vectorized steps.
+
+Every game is at a decision point after a roll. Its legal actions (see
+``yamb.layout`` for the integer encoding) are fills, keeps-and-reroll and
+announcements; ``GameBatch.step`` applies one action per game. Dice come from a
+counter-based hash of (seed, stream, turn, roll), so a game's dice do not depend
+on the batch it is played in, and games that share a stream share their luck
+(common random numbers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from yamb import kernels
+from yamb.columns import ORDINARY_KINDS
+from yamb.errors import IllegalMoveError
+from yamb.layout import Layout
+
+_NO_CELL = -1
+COLUMN_CLASS = {
+    **{kind: kernels.ORDINARY for kind in ORDINARY_KINDS},
+    "hand": kernels.HAND,
+    "announce": kernels.ANNOUNCE,
+    "late_announce": kernels.LATE,
+    "counter_announce": kernels.COUNTER,
+}
+
+
+def _bits_to_cells(bits: np.ndarray, n_rows: int) -> np.ndarray:
+    """(N, C) row bitmasks to an (N, C * R) boolean cell mask."""
+    rows = np.arange(n_rows, dtype=np.uint32)
+    return ((bits[:, :, None] >> rows) & np.uint32(1)).astype(bool).reshape(len(bits), -1)
+
+
+@dataclass
+class Decisions:
+    """What each game may do now: (n, C) row bitmasks and (n,) flags."""
+
+    fill_bits: np.ndarray
+    announce_bits: np.ndarray
+    must_announce: np.ndarray
+    may_roll: np.ndarray
+
+
+class GameBatch:
+    """N games of one layout, stepped together.
+
+    Arrays (``N`` games, ``P`` players, ``C`` columns, ``R`` rows):
+    ``filled`` (N, P, C) row bitmasks; ``cells`` (N, P, C, R) scores;
+    ``dice`` (N,) multiset index; ``roll`` (N,) rolls made this turn;
+    ``rolls_allowed`` (N,); ``pure`` (N,) every die thrown by the latest roll;
+    ``announced`` (N,) announced cell or -1; ``answer`` (N,) counter-announce
+    cell that must be filled this turn or -1; ``player`` (N,); ``turn`` (N,)
+    turns played by all players; ``last_announced`` (N, P) row announced in
+    each player's last turn or -1; ``bonuses`` (N, P) extra Yahtzee bonuses;
+    ``done`` (N,).
+    """
+
+    def __init__(
+        self,
+        layout: Layout,
+        n_games: int,
+        seed: int = 0,
+        streams: np.ndarray | None = None,
+    ) -> None:
+        self.layout = layout
+        self.rules = layout.rules
+        self.n_games = n_games
+        self.seed = seed
+        n, p, c, r = n_games, layout.players, layout.n_columns, layout.n_rows
+        self.streams = (
+            np.arange(n, dtype=np.uint64) if streams is None else np.asarray(streams, dtype=np.uint64)
+        )
+        if self.streams.shape != (n,):
+            raise ValueError(f"streams must have shape ({n},), not {self.streams.shape}")
+        self._base = kernels.stream_keys(np.uint64(seed), self.streams)
+        self.filled = np.zeros((n, p, c), dtype=np.uint32)
+        self.cells = np.zeros((n, p, c, r), dtype=np.int16)
+        self.dice = np.zeros(n, dtype=np.int32)
+        self.roll = np.zeros(n, dtype=np.int8)
+        self.rolls_allowed = np.full(n, self.rules.rolls, dtype=np.int8)
+        self.pure = np.ones(n, dtype=bool)
+        self.announced = np.full(n, _NO_CELL, dtype=np.int32)
+        self.answer = np.full(n, _NO_CELL, dtype=np.int32)
+        self.player = np.zeros(n, dtype=np.int32)
+        self.turn = np.zeros(n, dtype=np.int32)
+        self.last_announced = np.full((n, p), _NO_CELL, dtype=np.int32)
+        self.bonuses = np.zeros((n, p), dtype=np.int16)
+        self.done = np.zeros(n, dtype=bool)
+        self._rows = np.arange(n, dtype=np.int64)
+        self._consts = self._constants()
+        kernels.apply(self._rows, np.full(n, kernels.START_TURN), self._state, self._consts)
+
+    # ----------------------------------------------------------------- kernel plumbing
+    @property
+    def _state(self) -> tuple:
+        return (
+            self.filled, self.cells, self.dice, self.roll, self.rolls_allowed, self.pure,
+            self.announced, self.answer, self.player, self.turn, self.last_announced,
+            self.bonuses, self.done, self._base,
+        )
+
+    def _constants(self) -> tuple:
+        lay, rules = self.layout, self.rules
+        dice = rules.dice
+        kinds = np.array([COLUMN_CLASS[k] for k in lay.columns], dtype=np.uint32)
+        order = lay.order_tables | (kinds[:, None] << np.uint32(kernels.KIND_SHIFT))
+        return (
+            order, lay.n_rows, lay.players, rules.scores, rules.joker_scores,
+            rules.five_alike_face, dice.keep_key, dice.keep_size.astype(np.int64),
+            dice.roll_prefix_key, dice.key_to_keep, rules.n_dice, dice.n_keeps - dice.n_multisets,
+            rules.has_jokers, rules.joker == "forced",
+            rules.row_index("yahtzee") if rules.has_jokers else -1,
+            rules.spec.pure_hand_announce, rules.rolls, rules.spec.last_turn_rolls,
+            dice.sub_keeps, dice.n_sub_keeps, lay.popcount,
+        )
+
+    def _games(self, games: np.ndarray | None) -> np.ndarray:
+        return self._rows if games is None else np.asarray(games, dtype=np.int64)
+
+    # ----------------------------------------------------------------- random numbers
+    def uniform(self, games: np.ndarray | None = None, salt: int = 1) -> np.ndarray:
+        """Uniform floats in [0, 1), one per game, reproducible from (seed, stream, turn, roll)."""
+        games = self._games(games)
+        out = np.empty(len(games))
+        kernels.uniforms(games, self._state, salt, out)
+        return out
+
+    # ----------------------------------------------------------------- legal actions
+    def decisions(self, games: np.ndarray | None = None) -> Decisions:
+        """Legal fills, announcements and rolls of ``games`` (default: all)."""
+        games = self._games(games)
+        n, c = len(games), self.layout.n_columns
+        bits = np.zeros((n, 2, c), dtype=np.uint32)
+        out = Decisions(
+            fill_bits=bits[:, 0],
+            announce_bits=bits[:, 1],
+            must_announce=np.zeros(n, dtype=bool),
+            may_roll=np.zeros(n, dtype=bool),
+        )
+        kernels.legal(games, self._state, self._consts, bits, out.must_announce, out.may_roll)
+        done = self.done[games]
+        out.fill_bits[done] = 0
+        out.announce_bits[done] = 0
+        out.may_roll[done] = False
+        return out
+
+    def legal_actions(self, games: np.ndarray | None = None) -> np.ndarray:
+        """(n, A) boolean mask of every legal action (see ``yamb.layout``)."""
+        games = self._games(games)
+        lay = self.layout
+        d = self.decisions(games)
+        dice = self.rules.dice
+        hand = dice.multisets[self.dice[games]][:, None, :]
+        keeps = (dice.keeps[None, :, :] <= hand).all(axis=2)
+        keeps &= (dice.keep_size < self.rules.n_dice)[None, :] & d.may_roll[:, None]
+        fills = _bits_to_cells(d.fill_bits, lay.n_rows)
+        announces = _bits_to_cells(d.announce_bits, lay.n_rows)
+        return np.concatenate([fills, keeps, announces], axis=1)
+
+    # ----------------------------------------------------------------- actions
+    def step(self, actions: np.ndarray, games: np.ndarray | None = None, check: bool = True) -> None:
+        """Apply one action to each game in ``games`` (default: every game not done).
+
+        With ``check`` an illegal action raises ``IllegalMoveError`` naming the rule
+        it breaks, before any game is changed.
+        """
+        if games is None:
+            games = np.flatnonzero(~self.done)
+            actions = np.asarray(actions)[games]
+        games = np.asarray(games, dtype=np.int64)
+        actions = np.asarray(actions, dtype=np.int64).reshape(games.shape)
+        if check:
+            bad = kernels.first_illegal(games, actions, self._state, self._consts)
+            if bad >= 0:
+                raise IllegalMoveError(self.explain_illegal(int(games[bad]), int(actions[bad])))
+        kernels.apply(games, actions, self._state, self._consts)
+
+    def explain_illegal(self, game: int, action: int) -> str:
+        """One sentence naming the rule that ``action`` breaks in ``game``."""
+        lay = self.layout
+        if self.done[game]:
+            return "the game is over"
+        if not 0 <= action < lay.n_actions:
+            return f"action {action} is out of range 0..{lay.n_actions - 1}"
+        what = lay.describe_action(action)
+        d = self.decisions(np.array([game]))
+        if d.must_announce[0] and action < lay.n_cells + lay.n_keeps:
+            return f"cannot {what}: only announce cells are left, so a row must be announced first"
+        if action >= lay.n_cells + lay.n_keeps:
+            cell = action - lay.n_cells - lay.n_keeps
+            c, r = divmod(cell, lay.n_rows)
+            kind = lay.columns[c]
+            if self.announced[game] >= 0:
+                return f"cannot {what}: {lay.cell_name(self.announced[game])} is already announced"
+            if self.answer[game] >= 0:
+                return f"cannot {what}: this turn must answer {lay.cell_name(self.answer[game])}"
+            if kind not in ("announce", "late_announce", "counter_announce"):
+                return f"cannot {what}: a {kind} column is never announced"
+            if self.filled[game, self.player[game], c] >> r & 1:
+                return f"cannot {what}: the cell is already filled"
+            when = "second" if kind == "late_announce" else "first"
+            return f"cannot {what}: a {kind} row is announced right after the {when} roll"
+        if action >= lay.n_cells:
+            if self.roll[game] >= self.rolls_allowed[game]:
+                return f"cannot {what}: no rolls left this turn ({self.rolls_allowed[game]} rolls)"
+            if not d.may_roll[0]:
+                return f"cannot {what}: no cell could be filled after another roll"
+            return f"cannot {what}: the dice do not contain those faces"
+        c, r = divmod(action, lay.n_rows)
+        kind = lay.columns[c]
+        if self.filled[game, self.player[game], c] >> r & 1:
+            return f"cannot {what}: the cell is already filled"
+        if self.announced[game] >= 0:
+            return f"cannot {what}: the turn must fill the announced {lay.cell_name(self.announced[game])}"
+        if self.answer[game] >= 0:
+            return f"cannot {what}: the turn must answer the counter-announcement {lay.cell_name(self.answer[game])}"
+        if kind == "hand":
+            return f"cannot {what}: a hand column is filled only with the first roll of a turn"
+        if kind in ("announce", "late_announce", "counter_announce"):
+            return f"cannot {what}: a cell of a {kind} column is filled only by announcing it"
+        if self.rules.joker == "forced" and self.rules.five_alike_face[self.dice[game]]:
+            return f"cannot {what}: the forced joker rule decides where this Yahtzee goes"
+        return f"cannot {what}: the {kind} column's order does not allow that row now"
+
+    # ----------------------------------------------------------------- results
+    def totals(self) -> dict[str, np.ndarray]:
+        """Computed rows of every column: arrays of shape (N, P, C)."""
+        return self.rules.column_totals(self.cells)
+
+    def scores(self) -> np.ndarray:
+        """(N, P) current total of each player, Yahtzee bonuses included."""
+        totals = self.totals()["total"].sum(axis=-1)
+        return totals + self.rules.spec.extra_yahtzee_bonus * self.bonuses.astype(np.int64)

@@ -1,0 +1,54 @@
+"""Preset ``jamb6``: the widespread six-dice variant, see RULES.md."""
+
+from __future__ import annotations
+
+from yamb.presets import patterns as p
+from yamb.presets.spec import PresetSpec
+
+
+def _trips(c: p.Counts) -> int:
+    face = p.best_face_with(c, 3)
+    return 3 * face + 20 if face else 0
+
+
+def _straight(c: p.Counts) -> int:
+    if p.has_run(c, 2, 5):
+        return 50
+    return 45 if p.has_run(c, 1, 5) else 0
+
+
+def _full_house(c: p.Counts) -> int:
+    faces = p.full_house_faces(c)
+    return 0 if faces is None else 3 * faces[0] + 2 * faces[1] + 40
+
+
+def _poker(c: p.Counts) -> int:
+    face = p.best_face_with(c, 4)
+    return 4 * face + 50 if face else 0
+
+
+def _yamb(c: p.Counts) -> int:
+    face = p.best_face_with(c, 5)
+    return 5 * face + 60 if face else 0
+
+
+SPEC = PresetSpec(
+    name="jamb6",
+    scorers={
+        **p.number_scorers(("ones", "twos", "threes", "fours", "fives", "sixes")),
+        "max": p.total,
+        "min": p.total,
+        "trips": _trips,
+        "straight": _straight,
+        "full_house": _full_house,
+        "poker": _poker,
+        "yamb": _yamb,
+    },
+    dice_options=(6,),
+    columns=("down", "free", "up", "announce"),
+    bonus_threshold=60,
+    bonus=30,
+    difference="clamped",
+    last_turn_rolls=5,
+    pure_hand_announce=True,
+)
