@@ -4,3 +4,12 @@ from yamb.errors import IllegalMoveError, InvalidDiceError, UnknownColumnError, 
 from yamb.rules import Rules, rules
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> object:
+    """``yamb.Game`` and ``yamb.Cell``, imported on first use (they load numba; the CLI starts without it)."""
+    if name in ("Game", "Cell"):
+        from yamb import game
+
+        return getattr(game, name)
+    raise AttributeError(f"module 'yamb' has no attribute {name!r}")
