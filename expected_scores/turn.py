@@ -1,0 +1,215 @@
+"""Optimal play of one turn: the best keep after each roll and the turn's expected value.
+
+A turn has ``T`` rolls (3, or 5 on jamb6's last turn; ``GameBatch.rolls_allowed``).
+Right after roll ``t`` (1..T) the player holds a multiset ``m`` and either
+*ends* the generic keep-and-reroll play, which is worth ``options[t - 1, b, m]``,
+or (when ``t < T``) keeps a proper sub-multiset and rolls the other dice.
+Batch item ``b`` is one game (or one state, or one row); options may differ
+from roll to roll, which is how the caller expresses Yamb's turn rules:
+
+- ordinary fills: the best ``score + future value`` over the fillable cells,
+  the same at every roll;
+- the ``hand`` column: its fills count in ``options[0]`` only;
+- ``announce``: after roll 1, announcing row ``r`` is worth
+  ``plan_turn(options_r, dice, T).value[0, :, m]`` where ``options_r`` is the
+  value of filling that row alone (see ``row_plan`` for the plain row score);
+  fold that into ``options[0]``. ``late_announce``: the same with ``value[1]``,
+  folded into ``options[1]``;
+- a cell that may not be filled at this roll: leave it out (``-inf`` when
+  nothing is allowed, e.g. before a compulsory announcement);
+- jamb6's pure hand: ``pure[t - 1, b, m]`` is an extra option available only
+  when every die was thrown by roll ``t`` (always after roll 1; later only
+  after rerolling all dice).
+
+The recursion (exact in real arithmetic): the value of a keep of size ``s`` is
+the mean over the six faces of the value of that keep plus one die, full keeps
+being multisets valued after the next roll; the best keep of a multiset is a
+max over sub-keeps, built by removing one die at a time. Keeping all dice is
+not a move (the engine only rerolls at least one die). Ties prefer stopping,
+then the larger keep.
+
+Example (one game, fill ``ones`` of yamb only)::
+
+    r = yamb.rules("yamb")
+    plan = plan_turn(r.scores[None, :, 0].astype(float), r.dice, rolls=3)
+    plan.start[0]                    # expected score of the turn
+    plan.best_keep(np.array([1]), np.array([m]))  # keep after roll 1 holding m
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, prange
+
+from yamb.dice import FACES, DiceTables
+from yamb.errors import YambError
+from yamb.rules import Rules
+
+STOP = -1  # ``TurnPlan.keep`` entry: take the option now
+
+
+@dataclass(frozen=True)
+class TurnPlan:
+    """Optimal play of a batch of turns.
+
+    ``value[t, b, m]``: value of holding multiset ``m`` right after roll ``t + 1``
+    (``T - 1 - t`` rolls left), playing on optimally. ``keep[t, b, m]``: the best
+    keep index (into ``DiceTables.keeps``) then, or ``STOP``; always ``STOP`` after
+    the last roll. ``start[b]``: expected value of the turn before its first roll.
+    """
+
+    value: np.ndarray  # (T, B, M) float64
+    keep: np.ndarray  # (T, B, M) int16
+    start: np.ndarray  # (B,) float64
+
+    @property
+    def rolls(self) -> int:
+        return self.value.shape[0]
+
+    def best_keep(self, roll: np.ndarray, dice: np.ndarray, items: np.ndarray | None = None) -> np.ndarray:
+        """Best keep (or ``STOP``) of batch ``items`` (default all) after ``roll`` (1-based) holding ``dice``."""
+        items = np.arange(self.value.shape[1]) if items is None else items
+        return self.keep[np.asarray(roll) - 1, items, dice]
+
+    def value_after(self, roll: np.ndarray, dice: np.ndarray, items: np.ndarray | None = None) -> np.ndarray:
+        """Value of batch ``items`` (default all) right after ``roll`` (1-based) holding ``dice``."""
+        items = np.arange(self.value.shape[1]) if items is None else items
+        return self.value[np.asarray(roll) - 1, items, dice]
+
+
+@njit(cache=True)
+def _keep_values(next_value, t, b, add_die, first_full, kv):
+    """Fill ``kv[k]``: the value of keep ``k`` before a roll whose result is valued ``next_value[t, b]``."""
+    n_multisets = next_value.shape[2]
+    for m in range(n_multisets):
+        kv[first_full + m] = next_value[t, b, m]
+    for k in range(first_full - 1, -1, -1):
+        s = 0.0
+        for f in range(FACES):
+            s += kv[add_die[k, f]]
+        kv[k] = s / FACES
+
+
+@njit(cache=True)
+def _option(options, pure, t, b, m, after_full_throw):
+    """Option value after roll ``t + 1`` (0-based ``t``), with the pure-hand option when it applies."""
+    v = options[t if options.shape[0] > 1 else 0, b, m]
+    if after_full_throw and pure.shape[0] > 0:
+        p = pure[t if pure.shape[0] > 1 else 0, b, m]
+        if p > v:
+            v = p
+    return v
+
+
+@njit(cache=True)
+def _plan_item(options, pure, b, add_die, remove_die, first_prob, value, keep, kv, best, arg):
+    """Optimal play of batch item ``b``: writes ``value[:, b]`` and ``keep[:, b]``, returns the start value."""
+    rolls, _, n_multisets = value.shape
+    first_full = add_die.shape[0] - n_multisets
+    for m in range(n_multisets):
+        value[rolls - 1, b, m] = _option(options, pure, rolls - 1, b, m, rolls == 1)
+        keep[rolls - 1, b, m] = STOP
+    for t in range(rolls - 2, -1, -1):
+        _keep_values(value, t + 1, b, add_die, first_full, kv)
+        if pure.shape[0] > 0:  # rerolling every die makes the hand pure
+            s = 0.0
+            for m in range(n_multisets):
+                s += first_prob[m] * max(value[t + 1, b, m], _option(options, pure, t + 1, b, m, True))
+            kv[0] = s
+        for k in range(first_full):
+            best[k] = kv[k]
+            arg[k] = k
+            for f in range(FACES):
+                j = remove_die[k, f]
+                if j >= 0 and best[j] > best[k]:
+                    best[k] = best[j]
+                    arg[k] = arg[j]
+        for m in range(n_multisets):
+            v = _option(options, pure, t, b, m, t == 0)
+            a = STOP
+            for f in range(FACES):
+                j = remove_die[first_full + m, f]
+                if j >= 0 and best[j] > v:
+                    v = best[j]
+                    a = arg[j]
+            value[t, b, m] = v
+            keep[t, b, m] = a
+    start = 0.0
+    for m in range(n_multisets):
+        start += first_prob[m] * value[0, b, m]
+    return start
+
+
+@njit(cache=True, parallel=True)
+def _plan_batch(options, pure, add_die, remove_die, first_prob, value, keep, start):
+    n_keeps = add_die.shape[0]
+    for b in prange(value.shape[1]):
+        kv = np.empty(n_keeps)
+        best = np.empty(n_keeps)
+        arg = np.empty(n_keeps, dtype=np.int32)
+        start[b] = _plan_item(options, pure, b, add_die, remove_die, first_prob, value, keep, kv, best, arg)
+
+
+@njit(cache=True, parallel=True)
+def _keep_values_batch(next_value, add_die, out):
+    first_full = add_die.shape[0] - next_value.shape[2]
+    for b in prange(next_value.shape[1]):
+        kv = np.empty(add_die.shape[0])
+        _keep_values(next_value, 0, b, add_die, first_full, kv)
+        out[b] = kv
+
+
+def _per_roll(values: np.ndarray, rolls: int, n_multisets: int, what: str) -> np.ndarray:
+    """``values`` as a (T or 1, B, M) float64 array; (B, M) means the same at every roll."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim == 2:
+        values = values[None]
+    if values.ndim != 3 or values.shape[0] not in (1, rolls) or values.shape[2] != n_multisets:
+        raise YambError(
+            f"{what} must have shape (B, {n_multisets}) or ({rolls}, B, {n_multisets}), not {values.shape}"
+        )
+    return np.ascontiguousarray(values)
+
+
+def plan_turn(
+    options: np.ndarray, dice: DiceTables, rolls: int = 3, pure: np.ndarray | None = None
+) -> TurnPlan:
+    """Optimal keeps and values of a batch of turns of ``rolls`` rolls.
+
+    ``options``: (B, M), the same after every roll, or (rolls, B, M), one layer per
+    roll; ``pure``: the same shapes, options open only to a freshly thrown hand.
+    """
+    if rolls < 1:
+        raise YambError(f"a turn has at least one roll, not {rolls}")
+    m = dice.n_multisets
+    opts = _per_roll(options, rolls, m, "options")
+    pure_opts = np.empty((0, 1, 1)) if pure is None else _per_roll(pure, rolls, m, "pure")
+    if pure is not None and pure_opts.shape[1] != opts.shape[1]:
+        raise YambError(f"pure has {pure_opts.shape[1]} batch items, options {opts.shape[1]}")
+    n = opts.shape[1]
+    value = np.empty((rolls, n, m))
+    keep = np.empty((rolls, n, m), dtype=np.int16)
+    start = np.empty(n)
+    _plan_batch(opts, pure_opts, dice.add_die, dice.remove_die, dice.outcome_prob[0], value, keep, start)
+    return TurnPlan(value=value, keep=keep, start=start)
+
+
+def keep_values(next_value: np.ndarray, dice: DiceTables) -> np.ndarray:
+    """(B, K) value of every keep before a roll whose resulting multisets are worth ``next_value`` (B, M)."""
+    values = _per_roll(next_value, 1, dice.n_multisets, "next_value")
+    out = np.empty((values.shape[1], dice.n_keeps))
+    _keep_values_batch(values, dice.add_die, out)
+    return out
+
+
+def row_plan(rules: Rules, rolls: int = 3, lowest: bool = False) -> TurnPlan:
+    """Each row played alone for its score: batch item ``r`` is row ``r``.
+
+    With ``lowest`` the aim is the lowest score and the values are the negated
+    scores (``-plan.start`` is the expected score). This is the value of an
+    announced row when the cell is worth its score (plus a constant).
+    """
+    sign = -1.0 if lowest else 1.0
+    return plan_turn(sign * rules.scores.T.astype(np.float64), rules.dice, rolls)
