@@ -14,7 +14,7 @@ import sys
 
 from yamb.errors import YambError
 
-COMMANDS = ("score", "simulate", "bench")
+COMMANDS = ("score", "simulate", "bench", "play")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,59 @@
+"""``yamb play``: people against bots (or bots alone) in the terminal."""
+
+from __future__ import annotations
+
+import argparse
+
+from yamb.cli.options import add_table_arguments
+
+HELP = "play a game in the terminal: people against bots"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_table_arguments(parser)
+    parser.add_argument("--humans", type=int, default=1, help="people at the table (default 1)")
+    parser.add_argument("--bots", type=int, default=1, help="bots at the table (default 1)")
+    parser.add_argument("--bot", default=None, metavar="NAME",
+                        help="the bots' player name (default: the strongest available); also gives hints")
+    parser.add_argument("--seed", type=int, default=None, help="dice seed (default: a random one, printed)")
+    parser.add_argument("--hints", action="store_true", help="show what the bot would do before every prompt")
+    parser.add_argument("--save", default=None, metavar="FILE",
+                        help="save the game to FILE after every turn and when interrupted")
+    parser.add_argument("--load", default=None, metavar="FILE",
+                        help="resume the game saved in FILE (its table and players; saves go back to FILE "
+                             "unless --save is given)")
+
+
+def run(args: argparse.Namespace) -> int:
+    import secrets
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from yamb.cli.options import layout_from
+    from yamb.errors import YambError
+    from yamb.game import Game
+    from yamb.terminal.bots import default_bot
+    from yamb.terminal.savefile import read_save
+    from yamb.terminal.session import Seat, Session
+
+    console = Console(highlight=False)
+    bot = args.bot or default_bot()
+    if args.load is not None:
+        snapshot, seat_dicts = read_save(args.load)
+        game = Game.from_dict(snapshot)
+        seats = [Seat(**seat) for seat in seat_dicts]
+        console.print(f"resuming {args.load}")
+    else:
+        if args.humans < 0 or args.bots < 0 or args.humans + args.bots < 1:
+            raise YambError("--humans and --bots must not be negative, and someone must play")
+        layout = layout_from(args, players=args.humans + args.bots)
+        seed = secrets.randbelow(2**32) if args.seed is None else args.seed
+        game = Game(layout.rules, layout.columns, layout.players, seed=seed)
+        seats = [Seat("You" if args.humans == 1 else f"Player {i + 1}") for i in range(args.humans)]
+        seats += [Seat(bot if args.bots == 1 else f"{bot} {i + 1}", bot) for i in range(args.bots)]
+        console.print(f"yamb play: {layout.rules.name} [{', '.join(layout.columns)}], seed {seed}")
+    save = args.save or args.load
+    session = Session(game, seats, console, hint_bot=bot, save_path=None if save is None else Path(save),
+                      hints=args.hints)
+    return session.run()

@@ -1,0 +1,118 @@
+"""Reading a person's choices: dice to keep, a cell to announce or fill.
+
+Parsers turn one line of text into a choice or raise ``InputError`` saying what
+was wrong; ``ask`` repeats a prompt until its parser accepts the answer. Only
+the form of the input is checked here: whether a move is legal is the
+engine's to say (its ``IllegalMoveError`` is shown the same way).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from rich.console import Console
+from rich.text import Text
+
+from yamb.errors import YambError
+from yamb.terminal.hand import positions_of
+
+T = TypeVar("T")
+HINT = "?"
+STOP_WORDS = ("fill", "stop", "s")
+REROLL_WORDS = ("none", "-", "r")
+NO_WORDS = ("", "no", "n")
+KEEP_HELP = "positions to keep (1 3 4), faces after f (f 6 6 6), none to reroll all, fill to stop"
+CELL_HELP = "column and row, by name or number (free yamb, 3 13)"
+
+
+class InputError(YambError):
+    """A line typed at a prompt that cannot be used; the message says why."""
+
+
+def ask(console: Console, prompt: str, parse: Callable[[str], T], hint: Callable[[], str]) -> T:
+    """Prompt until ``parse`` accepts the answer; ``?`` prints ``hint()`` instead."""
+    while True:
+        text = console.input(prompt).strip()
+        if text == HINT:
+            console.print(Text(hint(), style="cyan"))
+            continue
+        try:
+            return parse(text)
+        except YambError as error:
+            console.print(Text(f"{error}; try again", style="red"))
+
+
+def parse_keep(text: str, shown: tuple[int, ...]) -> tuple[int, ...] | None:
+    """Positions (0-based) of the dice to keep and reroll the rest, or None to stop rolling.
+
+    Keeping every die is stopping: a roll throws at least one die.
+    """
+    words = text.lower().replace(",", " ").split()
+    if text.lower() in STOP_WORDS:
+        return None
+    if text.lower() in REROLL_WORDS:
+        return ()
+    if not words:
+        raise InputError(f"type {KEEP_HELP}")
+    if words[0] == "f" or (words[0].startswith("f") and words[0][1:].isdigit()):
+        faces = _digits("".join(words)[1:], "face", 1, 6)
+        try:
+            kept = positions_of(shown, faces)
+        except ValueError as error:
+            raise InputError(str(error)) from None
+    else:
+        kept = tuple(p - 1 for p in _digits("".join(words), "position", 1, len(shown)))
+        if len(set(kept)) != len(kept):
+            raise InputError("a position is given twice")
+    return None if len(kept) == len(shown) else tuple(sorted(kept))
+
+
+def _digits(text: str, what: str, low: int, high: int) -> tuple[int, ...]:
+    """Single digits from ``low`` to ``high``, e.g. ``134`` for 1, 3 and 4."""
+    if not text:
+        raise InputError(f"no {what}s given; type {KEEP_HELP}")
+    for char in text:
+        if not char.isdigit() or not low <= int(char) <= high:
+            raise InputError(f"{char!r} is not a {what} from {low} to {high}; type {KEEP_HELP}")
+    return tuple(int(char) for char in text)
+
+
+def match_name(token: str, names: tuple[str, ...], what: str) -> int:
+    """Index of ``token`` among ``names``: a name, a number from 1, or the start of one name."""
+    token = token.lower()
+    if token in names:
+        return names.index(token)
+    if token.isdigit():
+        if 1 <= int(token) <= len(names):
+            return int(token) - 1
+        raise InputError(f"there is no {what} {token}; {what}s are numbered 1 to {len(names)}")
+    starts = [i for i, name in enumerate(names) if name.startswith(token)]
+    if len(starts) == 1:
+        return starts[0]
+    if starts:
+        raise InputError(f"{token!r} could be {' or '.join(names[i] for i in starts)}")
+    raise InputError(f"no {what} {token!r}; {what}s are {', '.join(names)}")
+
+
+def parse_cell(text: str, columns: tuple[str, ...], rows: tuple[str, ...],
+               only_column: int | None) -> tuple[int, int]:
+    """(column, row) of a cell typed as ``column row``; the row alone when ``only_column`` is set.
+
+    Names may be shortened to any unique start; a row of several words may be
+    typed with spaces (``two pairs``).
+    """
+    tokens = text.lower().replace(":", " ").replace(",", " ").split()
+    if not tokens:
+        raise InputError(f"type a {CELL_HELP}")
+    if only_column is not None:
+        if len(tokens) == 1:
+            return only_column, match_name(tokens[0], rows, "row")
+        try:
+            column = match_name(tokens[0], columns, "column")
+        except InputError:
+            return only_column, match_name("_".join(tokens), rows, "row")
+        return column, match_name("_".join(tokens[1:]), rows, "row")
+    if len(tokens) == 1:
+        raise InputError(f"{tokens[0]!r} is not enough: type a {CELL_HELP}")
+    return match_name(tokens[0], columns, "column"), match_name("_".join(tokens[1:]), rows, "row")

@@ -1,0 +1,305 @@
+"""The game loop of ``yamb play``: people and bots take turns at one ``Game``.
+
+A person is asked only when there is a real choice: the announce prompt when
+a cell may be announced, the keep prompt while another roll is possible, the
+fill prompt when more than one cell may be filled (a single legal cell is
+filled at once). Bots' moves are printed one step at a time. Ctrl-C (or
+Ctrl-D) at a prompt offers to save the game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+from rich.rule import Rule
+from rich.text import Text
+
+from robo_players.base import Player
+from yamb.engine import GameBatch
+from yamb.game import Cell, Game, single_thread
+from yamb.terminal.bots import load_bot
+from yamb.terminal.hand import arrange, positions_of
+from yamb.terminal.prompts import CELL_HELP, KEEP_HELP, NO_WORDS, InputError, ask, parse_cell, parse_keep
+from yamb.terminal.render import Sheet, board, dice_table
+from yamb.terminal.savefile import SaveFileError, write_save
+
+BACK_WORDS = ("back", "b")
+YES_WORDS = ("", "y", "yes")
+EXIT_INTERRUPTED = 130
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A place at the table: a person (``bot`` None) or a bot given as ``--bot`` would give it."""
+
+    name: str
+    bot: str | None = None
+
+
+def fill_scores(game: Game) -> dict[Cell, int]:
+    """What the dice would score in each cell the player may fill now.
+
+    Every legal fill is played on its own copy of the game (a batch replaying
+    the game's actions), so the engine alone decides the scores, jokers included.
+    """
+    cells = np.flatnonzero(game.action_mask()[: game.layout.n_cells])
+    if not len(cells):
+        return {}
+    games = np.arange(len(cells))
+    with single_thread():
+        trial = GameBatch(game.layout, len(cells), seed=game.seed,
+                          streams=np.full(len(cells), game.stream, dtype=np.uint64))
+        for action in game.history:
+            trial.step(np.full(len(cells), action), games, check=False)
+        trial.step(cells, games, check=False)
+    columns, rows = np.divmod(cells, game.layout.n_rows)
+    scores = trial.cells[games, game.player, columns, rows]
+    return {game.cell_of(int(c)): int(s) for c, s in zip(cells, scores)}
+
+
+def cell_text(cell: Cell) -> str:
+    return f"{cell.column}:{cell.row}"
+
+
+def faces_text(faces: tuple[int, ...] | list[int]) -> str:
+    return " ".join(map(str, faces)) if faces else "nothing"
+
+
+class Session:
+    """One game at the terminal, from its current state to its end (or a save)."""
+
+    def __init__(self, game: Game, seats: list[Seat], console: Console, hint_bot: str,
+                 save_path: Path | None = None, hints: bool = False) -> None:
+        self.game = game
+        self.seats = seats
+        self.console = console
+        self.save_path = save_path
+        self.hints = hints
+        self.bots: list[Player | None] = [
+            load_bot(seat.bot, game.layout) if seat.bot else None for seat in seats
+        ]
+        seated = [bot for bot, seat in zip(self.bots, seats) if seat.bot == hint_bot]
+        self.hint_bot = seated[0] if seated else load_bot(hint_bot, game.layout)
+        self.shown = game.dice
+        self._header_turn = -1
+
+    # ----------------------------------------------------------------- the loop
+    def run(self) -> int:
+        """Play to the end; return the exit code (130 when quit without saving)."""
+        try:
+            while not self.game.is_over():
+                self._header()
+                turn = self.game.turns_played
+                if self.bots[self.game.player] is None:
+                    self._person_step()
+                else:
+                    self._bot_step()
+                if self.game.turns_played != turn:
+                    self.shown = self.game.dice
+                    self._autosave()
+        except (KeyboardInterrupt, EOFError):
+            return self._interrupted()
+        self._finish()
+        return 0
+
+    def _header(self) -> None:
+        game = self.game
+        if self._header_turn == game.turns_played:
+            return
+        self._header_turn = game.turns_played
+        seat = self.seats[game.player]
+        turn = game.turns_played // game.players + 1
+        self.console.print(Rule(f"{seat.name}: turn {turn} of {game.layout.turns_per_player}"))
+        if game.must_answer is not None:
+            self._say(f"must answer the counter-announcement {cell_text(game.must_answer)}")
+        self._say(f"rolls {faces_text(self.shown)}")
+
+    def _say(self, text: str) -> None:
+        self.console.print(Text(f"  {self.seats[self.game.player].name} ▸ {text}"))
+
+    # ----------------------------------------------------------------- moves
+    def _roll(self, kept: tuple[int, ...]) -> None:
+        """Keep the dice at screen positions ``kept`` and roll the others."""
+        faces = [self.shown[i] for i in kept]
+        self.game.roll(keep=faces)
+        self.shown = arrange(self.shown, kept, self.game.dice)
+        self._say(f"keeps {faces_text(faces)}, rolls {faces_text(self.shown)}")
+
+    def _announce(self, cell: Cell) -> None:
+        self.game.announce(*cell)
+        self._say(f"announces {cell_text(cell)}")
+
+    def _fill(self, cell: Cell) -> None:
+        name = self.seats[self.game.player].name
+        score = self.game.fill(*cell)
+        self.console.print(Text(f"  {name} ▸ fills {cell_text(cell)} with {score}"))
+
+    def _play_action(self, action: int) -> None:
+        """Play a bot's integer action (see ``yamb.layout``) through the same moves as a person."""
+        layout = self.game.layout
+        if action < layout.n_cells:
+            self._fill(self.game.cell_of(action))
+        elif action < layout.n_cells + layout.n_keeps:
+            self._roll(positions_of(self.shown, self._keep_faces(action)))
+        else:
+            self._announce(self.game.cell_of(action - layout.n_cells - layout.n_keeps))
+
+    def _keep_faces(self, action: int) -> tuple[int, ...]:
+        counts = self.game.rules.dice.keeps[action - self.game.layout.n_cells]
+        return tuple(f + 1 for f in range(len(counts)) for _ in range(counts[f]))
+
+    def _bot_step(self) -> None:
+        bot = self.bots[self.game.player]
+        with single_thread():
+            action = int(bot.act(self.game.batch, np.array([0]))[0])
+        self._play_action(action)
+
+    # ----------------------------------------------------------------- a person's turn
+    def _person_step(self) -> None:
+        """Ask for one move (or none, after ``back``) and play it."""
+        game = self.game
+        announceable = game.legal_announcements()
+        self._show_board(announceable)
+        if self.hints:
+            self.console.print(Text(self._hint(), style="cyan"))
+        if announceable:
+            if game.must_announce and len(announceable) == 1:
+                self._say("must announce; one cell can be announced")
+                self._announce(announceable[0])
+                return
+            if ask(self.console, "announce> ", self._parse_announce, self._hint):
+                return
+        if game.can_roll:
+            kept = ask(self.console, "keep> ", lambda text: parse_keep(text, self.shown), self._hint)
+            if kept is not None:
+                self._roll(kept)
+                return
+        cells = game.legal_cells()
+        if len(cells) == 1:
+            self._say("one cell can be filled")
+            self._fill(cells[0])
+        elif not cells:
+            self.console.print(Text("no cell can be filled after this roll; roll again", style="red"))
+        else:
+            self.console.print(Text(f"fill: {CELL_HELP}" + (", back to roll again" if game.can_roll else ""),
+                                    style="dim"))
+            ask(self.console, "fill> ", lambda text: self._parse_fill(text, cells), self._hint)
+
+    def _sheets(self, live: bool) -> list[Sheet]:
+        """Every player's sheet; with ``live`` the mover's shows the cells open to them now."""
+        game = self.game
+        sheets = []
+        for p, seat in enumerate(self.seats):
+            mover = live and p == game.player
+            sheets.append(Sheet(
+                seat.name, game.table(p), game.scores()[p], game.yahtzee_bonus(p),
+                fillable=fill_scores(game) if mover else {},
+                announceable=frozenset(game.legal_announcements()) if mover else frozenset(),
+                to_move=mover,
+            ))
+        return sheets
+
+    def _show_board(self, announceable: list[Cell]) -> None:
+        game = self.game
+        self.console.print(board(game.rows, self._sheets(live=True)))
+        status = f"roll {game.roll_number} of {game.roll_number + game.rolls_left}"
+        if game.announced is not None:
+            status += f" · announced {cell_text(game.announced)}"
+        if game.must_answer is not None:
+            status += f" · must answer {cell_text(game.must_answer)}"
+        self.console.print(Text(f"{self.seats[game.player].name} to move · {status}", style="bold"))
+        self.console.print(dice_table(self.shown))
+        if announceable:
+            self.console.print(Text(
+                f"announce: {CELL_HELP}" + ("" if game.must_announce else ", Enter for no announcement"),
+                style="dim"))
+        elif game.can_roll:
+            self.console.print(Text(f"keep: {KEEP_HELP}", style="dim"))
+
+    def _only_column(self, cells: list[Cell]) -> int | None:
+        """The column all ``cells`` are in, if one: then a row alone names a cell."""
+        labels = {cell.column for cell in cells}
+        return self.game.columns.index(labels.pop()) if len(labels) == 1 else None
+
+    def _typed_cell(self, text: str, cells: list[Cell]) -> Cell:
+        c, r = parse_cell(text, self.game.columns, self.game.rows, self._only_column(cells))
+        return Cell(self.game.columns[c], self.game.rows[r])
+
+    def _parse_announce(self, text: str) -> bool:
+        """Announce the typed cell (True), or nothing (False) where that is allowed."""
+        if text.lower() in NO_WORDS:
+            if self.game.must_announce:
+                raise InputError("only announce cells are left, so a cell must be announced")
+            return False
+        self._announce(self._typed_cell(text, self.game.legal_announcements()))
+        return True
+
+    def _parse_fill(self, text: str, cells: list[Cell]) -> None:
+        if text.lower() in BACK_WORDS and self.game.can_roll:
+            return
+        self._fill(self._typed_cell(text, cells))
+
+    def _hint(self) -> str:
+        """What the hint bot would do in the mover's place."""
+        game = self.game
+        with single_thread():
+            action = int(self.hint_bot.act(game.batch, np.array([0]))[0])
+        layout = game.layout
+        if action < layout.n_cells:
+            cell = game.cell_of(action)
+            advice = f"fill {cell_text(cell)} ({fill_scores(game)[cell]} points)"
+        elif action < layout.n_cells + layout.n_keeps:
+            faces = self._keep_faces(action)
+            positions = " ".join(str(i + 1) for i in positions_of(self.shown, faces))
+            advice = f"keep {faces_text(faces)} (type {positions or 'none'}) and roll"
+        else:
+            advice = f"announce {cell_text(game.cell_of(action - layout.n_cells - layout.n_keeps))}"
+        return f"hint: {self.hint_bot.name} would {advice}"
+
+    # ----------------------------------------------------------------- saving and the end
+    def save(self, path: Path) -> None:
+        write_save(path, self.game.to_dict(), [asdict(seat) for seat in self.seats])
+
+    def _autosave(self) -> None:
+        if self.save_path is not None:
+            self.save(self.save_path)
+
+    def _interrupted(self) -> int:
+        """Offer to save; return 0 when saved, 130 when quit without saving."""
+        console = self.console
+        console.print()
+        while True:
+            try:
+                if self.save_path is not None:
+                    answer = console.input(f"save the game to {self.save_path}? [Y/n] ").strip().lower()
+                    path = self.save_path if answer in YES_WORDS else None
+                else:
+                    answer = console.input("save the game to file (Enter to quit without saving): ").strip()
+                    path = Path(answer) if answer else None
+            except (KeyboardInterrupt, EOFError):
+                path = None
+            if path is None:
+                console.print("quit without saving")
+                return EXIT_INTERRUPTED
+            try:
+                self.save(path)
+            except SaveFileError as error:
+                console.print(Text(str(error), style="red"))
+                continue
+            console.print(f"saved; resume with: yamb play --load {path}")
+            return 0
+
+    def _finish(self) -> None:
+        self.console.print(Rule("game over"))
+        self.console.print(board(self.game.rows, self._sheets(live=False)))
+        scores = self.game.scores()
+        for p in sorted(range(len(scores)), key=lambda p: -scores[p]):
+            self.console.print(f"{self.seats[p].name}: {scores[p]}")
+        best = max(scores)
+        winners = [self.seats[p].name for p, s in enumerate(scores) if s == best]
+        if len(scores) > 1:
+            verdict = f"{winners[0]} wins" if len(winners) == 1 else f"tie between {' and '.join(winners)}"
+            self.console.print(Text(verdict, style="bold"))
