@@ -240,6 +240,11 @@ class Game:
         announces = self.action_mask()[self.layout.n_cells + self.layout.n_keeps :]
         return [self.cell_of(int(i)) for i in np.flatnonzero(announces)]
 
+    def explain_illegal(self, action: int) -> str:
+        """The rule that ``action`` breaks now (for a legal action, a sentence that says nothing useful)."""
+        with single_thread():
+            return self.batch.explain_illegal(0, operator.index(action))
+
     # ----------------------------------------------------------------- moves
     def apply(self, action: int) -> None:
         """Play one integer action; an illegal one raises ``IllegalMoveError`` naming the rule."""

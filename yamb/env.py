@@ -1,0 +1,205 @@
+"""Gymnasium environment ``Yamb-v0``: one player fills a whole table, one action at a time.
+
+Importing this module registers ``Yamb-v0``:
+
+    import gymnasium
+    import yamb.env
+
+    env = gymnasium.make("Yamb-v0", preset="yatzy")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from yamb.dice import FACES
+from yamb.errors import YambError
+from yamb.game import Game
+from yamb.layout import Layout
+from yamb.rules import Rules, rules as preset_rules
+
+ENV_ID = "Yamb-v0"
+ILLEGAL_ACTION_RULES = ("penalize", "raise")
+SEED_BOUND = 2**63
+
+
+class ObservationEncoder:
+    """One player's view of a game as a vector in [0, 1]; ``YambEnv`` documents its entries.
+
+    The dice, rolls and must-fill entries describe the turn in progress, whoever
+    plays it; the must-fill cell is the announced one, or in multiplayer the
+    counter-announcement to answer.
+    """
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        rules = layout.rules
+        row_best = np.maximum(rules.scores.max(axis=0), rules.joker_scores.max(axis=0))
+        self._cell_best = np.tile(row_best.astype(np.float32), layout.n_columns)
+        self._max_rolls = max(rules.rolls, rules.spec.last_turn_rolls)
+        self.size = 3 * layout.n_cells + layout.n_columns + 9
+        self.space = spaces.Box(0.0, 1.0, shape=(self.size,), dtype=np.float32)
+
+    def table_features(self, game: Game, player: int = 0) -> np.ndarray:
+        """The first ``2 * CR`` entries: ``player``'s filled flags and normalized cell scores."""
+        n_rows = self.layout.n_rows
+        filled = (game.batch.filled[0, player][:, None] >> np.arange(n_rows, dtype=np.uint32)) & 1
+        cells = game.batch.cells[0, player].ravel() / self._cell_best
+        return np.concatenate([filled.ravel(), cells]).astype(np.float32)
+
+    def encode(self, game: Game, player: int = 0) -> np.ndarray:
+        """The observation of ``player``'s table and the current turn."""
+        batch, rules = game.batch, game.rules
+        must_fill = np.zeros(self.layout.n_cells, dtype=np.float32)
+        committed = max(batch.announced[0], batch.answer[0])
+        if committed >= 0:
+            must_fill[committed] = 1.0
+        numbers = rules.column_totals(batch.cells[0, player])["numbers_sum"] / rules.spec.bonus_threshold
+        rolls = np.array([batch.roll[0], batch.rolls_allowed[0] - batch.roll[0]]) / self._max_rolls
+        return np.concatenate([
+            self.table_features(game, player),
+            rules.dice.multisets[batch.dice[0]] / rules.n_dice,
+            rolls,
+            must_fill,
+            np.minimum(numbers, 1.0),
+            [float(batch.pure[0])],
+        ]).astype(np.float32)
+
+
+class YambEnv(gymnasium.Env[np.ndarray, np.int64]):
+    """Solitaire Yamb, Yatzy or Yahtzee: fill every cell of a table for the highest total.
+
+    ## Description
+
+    Each step is one decision of a turn: keep some dice and roll the others,
+    announce a cell, or fill a cell (which ends the turn; the next turn starts
+    with a roll of all dice). The rules are the engine's (RULES.md).
+
+    ## Action Space
+
+    ``Discrete(2 * CR + K)`` in the encoding of ``yamb.layout`` (``C`` columns,
+    ``R`` rows, ``CR = C * R`` cells, ``K`` keeps: 462 for five dice, 924 for six):
+
+    | action            | meaning                                            |
+    | ----------------- | -------------------------------------------------- |
+    | ``0 .. CR-1``     | fill cell ``c * R + r``                            |
+    | ``CR .. CR+K-1``  | keep the dice multiset ``keeps[a - CR]``, roll the rest |
+    | ``CR+K .. 2CR+K-1`` | announce cell ``a - CR - K``                     |
+
+    Few actions are legal at a time: ``action_masks()`` and ``info["action_mask"]``
+    give the boolean mask of the legal ones (the maskable-PPO convention).
+    ``env.unwrapped.game.layout.describe_action(a)`` names an action.
+
+    ## Observation Space
+
+    ``Box(0, 1, (3 * CR + C + 9,), float32)``; 169 entries for the standard
+    four-column Yamb table, 55 for Yatzy:
+
+    | index                 | meaning                                                     | min | max |
+    | --------------------- | ----------------------------------------------------------- | --- | --- |
+    | ``0 .. CR-1``         | the cell is filled                                          | 0   | 1   |
+    | ``CR .. 2CR-1``       | the cell's score / the highest score of its row (0 if open) | 0   | 1   |
+    | ``2CR .. 2CR+5``      | dice showing face 1 .. 6 / number of dice                   | 0   | 1   |
+    | ``2CR+6``             | rolls made this turn / most rolls a turn can have           | 0   | 1   |
+    | ``2CR+7``             | rolls left this turn / most rolls a turn can have           | 0   | 1   |
+    | ``2CR+8 .. 3CR+7``    | the cell announced this turn                                | 0   | 1   |
+    | ``3CR+8 .. 3CR+C+7``  | numbers-sum progress of column c: min(numbers_sum / bonus threshold, 1) | 0 | 1 |
+    | ``3CR+C+8``           | every die was thrown by the latest roll (a "pure" hand)     | 0   | 1   |
+
+    ## Rewards
+
+    The increase of the total score (column totals plus any Yahtzee bonus) made
+    by the step: 0 for rolls and announcements, and for a fill the change of the
+    total, which can be negative (Yamb's difference row). An episode's return is
+    therefore its final score. An illegal action with ``illegal_action="penalize"``
+    earns ``illegal_reward`` and changes nothing.
+
+    ## Starting State
+
+    An empty table right after the first roll of the first turn. The dice follow
+    from the seed: ``reset(seed=s)`` always deals the same game.
+
+    ## Episode End
+
+    Terminated when the last cell of the table is filled (as many turns as the
+    table has cells). Never truncated.
+
+    ## Arguments
+
+    ``gymnasium.make("Yamb-v0", preset="yamb", columns=None, dice=None, joker=None,
+    illegal_action="penalize", illegal_reward=-1.0)``
+
+    - ``preset``: ``yamb``, ``jamb6``, ``yatzy`` or ``yahtzee``.
+    - ``columns``: column kinds of the table (default: the preset's table).
+    - ``dice``: 5 or 6 where the preset allows both.
+    - ``joker``: ``free`` or ``forced`` (Yahtzee only).
+    - ``illegal_action``: ``penalize`` (reward ``illegal_reward``, game
+      unchanged, ``info["illegal_action"]`` names the broken rule) or ``raise``
+      (``yamb.IllegalMoveError``).
+
+    ## Info
+
+    ``action_mask`` (legal actions after the step) and ``score`` (total so far).
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(
+        self,
+        preset: str = "yamb",
+        columns: Sequence[str] | None = None,
+        dice: int | None = None,
+        joker: str | None = None,
+        illegal_action: str = "penalize",
+        illegal_reward: float = -1.0,
+    ) -> None:
+        if illegal_action not in ILLEGAL_ACTION_RULES:
+            raise YambError(
+                f"unknown illegal_action {illegal_action!r}; choose from {', '.join(ILLEGAL_ACTION_RULES)}"
+            )
+        self.rules: Rules = preset_rules(preset, dice=dice, joker=joker)
+        self.columns = columns
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.game = Game(self.rules, columns)
+        self._mask = self.game.action_mask()
+        self.encoder = ObservationEncoder(self.game.layout)
+        self.action_space = spaces.Discrete(self.game.layout.n_actions)
+        self.observation_space = self.encoder.space
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the legal actions now."""
+        return self._mask.copy()
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        game_seed = int(self.np_random.integers(SEED_BOUND))
+        self.game = Game(self.rules, self.columns, seed=game_seed)
+        self._mask = self.game.action_mask()
+        return self.encoder.encode(self.game), self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        action = int(action)
+        legal = 0 <= action < len(self._mask) and self._mask[action]
+        if self.illegal_action == "penalize" and not legal:
+            info = self._info() | {"illegal_action": self.game.explain_illegal(action)}
+            return self.encoder.encode(self.game), self.illegal_reward, self.game.is_over(), False, info
+        before = self.game.scores()[0]
+        self.game.apply(action)
+        self._mask = self.game.action_mask()
+        reward = float(self.game.scores()[0] - before)
+        return self.encoder.encode(self.game), reward, self.game.is_over(), False, self._info()
+
+    def _info(self) -> dict[str, Any]:
+        return {"action_mask": self._mask.copy(), "score": self.game.scores()[0]}
+
+
+if ENV_ID not in gymnasium.registry:
+    gymnasium.register(id=ENV_ID, entry_point="yamb.env:YambEnv")
