@@ -96,7 +96,7 @@ class Rules:
         if len(values) != self.n_dice:
             raise InvalidDiceError(f"expected {self.n_dice} dice, got {len(values)}")
         for d in values:
-            if not isinstance(d, (int, np.integer)) or not 1 <= d <= FACES:
+            if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 1 <= d <= FACES:
                 raise InvalidDiceError(f"die value {d!r} is not an integer from 1 to 6")
         return tuple(int(d) for d in values)
 
