@@ -198,6 +198,7 @@ def test_repeated_column_kinds_are_named_by_position() -> None:
         (lambda g: g.fill("free", 13), UnknownRowError, "row 13 out of range"),
         (lambda g: g.roll(keep=[7]), InvalidDiceError, "die value 7 is not an integer from 1 to 6"),
         (lambda g: g.roll(keep=["6"]), InvalidDiceError, "die value '6'"),
+        (lambda g: g.roll(keep=[True]), InvalidDiceError, "die value True"),
         (lambda g: g.roll(keep_positions=[5]), InvalidDiceError, "die position 5"),
         (lambda g: g.roll(keep_positions=[1, 1]), InvalidDiceError, "repeat a position"),
         (lambda g: g.roll(keep=[1], keep_positions=[0]), InvalidDiceError, "not both"),
@@ -229,6 +230,10 @@ def test_bad_game_options() -> None:
         Game("yamb", columns=["sideways"])
     with pytest.raises(YambError, match="seed must be an integer"):
         Game("yamb", seed=-1)
+    with pytest.raises(YambError, match="players must be a whole number of at least 1, not 0"):
+        Game("yamb", players=0)
+    with pytest.raises(UnknownColumnError, match="not the string 'free'"):
+        Game("yamb", columns="free")
 
 
 def test_keep_by_positions_equals_keep_by_faces() -> None:

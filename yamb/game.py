@@ -54,8 +54,13 @@ def single_thread() -> Iterator[None]:
         numba.set_num_threads(before)
 
 
+def _is_int(value: object) -> bool:
+    """An integer, numpy's included, but not a bool."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
 def _check_seed(name: str, value: int) -> int:
-    if not isinstance(value, (int, np.integer)) or not 0 <= value <= MAX_SEED:
+    if not _is_int(value) or not 0 <= value <= MAX_SEED:
         raise YambError(f"{name} must be an integer from 0 to 2**64 - 1, not {value!r}")
     return int(value)
 
@@ -89,6 +94,10 @@ class Game:
         stream: int = 0,
     ) -> None:
         self.rules = preset_rules(rules) if isinstance(rules, str) else rules
+        if isinstance(columns, str):
+            raise UnknownColumnError(f"columns must be a list of column kinds, not the string {columns!r}")
+        if not _is_int(players) or players < 1:
+            raise YambError(f"players must be a whole number of at least 1, not {players!r}")
         self.layout: Layout = layout(self.rules, columns, players)
         self.seed = _check_seed("seed", seed)
         self.stream = _check_seed("stream", stream)
@@ -205,14 +214,14 @@ class Game:
         if keep_positions is not None:
             positions = list(keep_positions)
             for i in positions:
-                if not isinstance(i, (int, np.integer)) or not 0 <= i < len(dice):
+                if not _is_int(i) or not 0 <= i < len(dice):
                     raise InvalidDiceError(f"die position {i!r} is not an integer from 0 to {len(dice) - 1}")
             if len(set(positions)) != len(positions):
                 raise InvalidDiceError(f"die positions {positions} repeat a position")
             keep = [dice[i] for i in positions]
         faces = list(keep or [])
         for d in faces:
-            if not isinstance(d, (int, np.integer)) or not 1 <= d <= FACES:
+            if not _is_int(d) or not 1 <= d <= FACES:
                 raise InvalidDiceError(f"die value {d!r} is not an integer from 1 to 6")
         counts = counts_of(faces)
         if any(k > have for k, have in zip(counts, counts_of(dice))):
@@ -304,7 +313,7 @@ class Game:
     def _check_player(self, player: int | None) -> int:
         if player is None:
             return self.player
-        if not isinstance(player, (int, np.integer)) or not 0 <= player < self.players:
+        if not _is_int(player) or not 0 <= player < self.players:
             raise YambError(f"player {player!r} out of range 0..{self.players - 1}")
         return int(player)
 
