@@ -121,6 +121,38 @@ def test_down_and_up_columns_fill_in_order() -> None:
     assert cells_of(game, "up") == ["carriage"]
 
 
+@pytest.mark.parametrize(
+    ("kind", "first_rows"),
+    [
+        ("down", ["ones"]),
+        ("up", ["yamb"]),
+        ("updown", ["ones", "yamb"]),
+        ("middle", ["max", "min"]),
+        ("free", list(YAMB_ROWS)),
+        ("hand", list(YAMB_ROWS)),
+    ],
+)
+def test_the_first_fillable_rows_of_each_column_kind(kind: str, first_rows: list[str]) -> None:
+    assert cells_of(Game("yamb", columns=[kind], seed=1), kind) == first_rows
+
+
+def test_middle_column_grows_from_the_filled_block() -> None:
+    game = Game("yamb", columns=["middle"], seed=1)
+    game.fill("middle", "min")
+    assert cells_of(game, "middle") == ["max", "two_pairs"]
+    game.fill("middle", "two_pairs")
+    assert cells_of(game, "middle") == ["max", "straight"]
+
+
+def test_late_announce_comes_after_the_second_roll() -> None:
+    game = Game("yamb", columns=["late_announce", "free"], seed=3)
+    assert game.legal_announcements() == [] and cells_of(game, "late_announce") == []
+    game.roll()
+    assert game.legal_announcements() == [Cell("late_announce", row) for row in YAMB_ROWS]
+    game.announce("late_announce", "full_house")
+    assert game.legal_cells() == [Cell("late_announce", "full_house")] and game.rolls_left == 1
+
+
 def test_announcing_commits_the_turn_to_one_cell() -> None:
     rules = yamb.rules("yamb")
     game = Game(rules, columns=STANDARD, seed=4)
