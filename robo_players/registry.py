@@ -5,12 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from robo_players.base import Player
+from robo_players.greedy import GreedyPlayer
 from robo_players.random_player import RandomPlayer
+from robo_players.smart import SmartPlayer
 from yamb.errors import YambError
 from yamb.layout import Layout
 
 PLAYERS: dict[str, Callable[[Layout], Player]] = {
     "random": lambda layout: RandomPlayer(),
+    "greedy": lambda layout: GreedyPlayer(),
+    "smart": lambda layout: SmartPlayer(),
 }
 
 
