@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     from yamb.terminal.savefile import read_save
     from yamb.terminal.session import Seat, Session
 
-    console = Console(highlight=False)
+    console = Console(highlight=False, markup=False)
     bot = args.bot or default_bot()
     if args.load is not None:
         snapshot, seat_dicts = read_save(args.load)

@@ -23,7 +23,6 @@ STOP_WORDS = ("fill", "stop", "s")
 REROLL_WORDS = ("none", "-", "r")
 NO_WORDS = ("", "no", "n")
 KEEP_HELP = "positions to keep (1 3 4), faces after f (f 6 6 6), none to reroll all, fill to stop"
-CELL_HELP = "column and row, by name or number (free yamb, 3 13)"
 
 
 class InputError(YambError):
@@ -91,8 +90,16 @@ def match_name(token: str, names: tuple[str, ...], what: str) -> int:
     if len(starts) == 1:
         return starts[0]
     if starts:
-        raise InputError(f"{token!r} could be {' or '.join(names[i] for i in starts)}")
+        options = [names[i] for i in starts]
+        raise InputError(f"{token!r} could be {', '.join(options[:-1])} or {options[-1]}")
     raise InputError(f"no {what} {token!r}; {what}s are {', '.join(names)}")
+
+
+def cell_help(columns: tuple[str, ...], rows: tuple[str, ...], only_column: int | None) -> str:
+    """How to type a cell, with an example from this table."""
+    if only_column is not None:
+        return f"a row by name or number ({rows[-1]}, {len(rows)})"
+    return f"a column and a row by name or number ({columns[-1]} {rows[-1]}, {len(columns)} {len(rows)})"
 
 
 def parse_cell(text: str, columns: tuple[str, ...], rows: tuple[str, ...],
@@ -104,15 +111,17 @@ def parse_cell(text: str, columns: tuple[str, ...], rows: tuple[str, ...],
     """
     tokens = text.lower().replace(":", " ").replace(",", " ").split()
     if not tokens:
-        raise InputError(f"type a {CELL_HELP}")
+        raise InputError(f"type {cell_help(columns, rows, only_column)}")
     if only_column is not None:
         if len(tokens) == 1:
             return only_column, match_name(tokens[0], rows, "row")
         try:
             column = match_name(tokens[0], columns, "column")
         except InputError:
+            if tokens[0].isdigit():
+                raise
             return only_column, match_name("_".join(tokens), rows, "row")
         return column, match_name("_".join(tokens[1:]), rows, "row")
     if len(tokens) == 1:
-        raise InputError(f"{tokens[0]!r} is not enough: type a {CELL_HELP}")
+        raise InputError(f"{tokens[0]!r} is not enough: type {cell_help(columns, rows, only_column)}")
     return match_name(tokens[0], columns, "column"), match_name("_".join(tokens[1:]), rows, "row")

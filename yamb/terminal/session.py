@@ -9,7 +9,9 @@ Ctrl-D) at a prompt offers to save the game.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import TypeVar
 from pathlib import Path
 
 import numpy as np
@@ -22,10 +24,12 @@ from yamb.engine import GameBatch
 from yamb.game import Cell, Game, single_thread
 from yamb.terminal.bots import load_bot
 from yamb.terminal.hand import arrange, positions_of
-from yamb.terminal.prompts import CELL_HELP, KEEP_HELP, NO_WORDS, InputError, ask, parse_cell, parse_keep
+from yamb.terminal.prompts import (KEEP_HELP, NO_WORDS, InputError, ask, cell_help, parse_cell,
+                                   parse_keep)
 from yamb.terminal.render import Sheet, board, dice_table
 from yamb.terminal.savefile import SaveFileError, write_save
 
+T = TypeVar("T")
 BACK_WORDS = ("back", "b")
 YES_WORDS = ("", "y", "yes")
 EXIT_INTERRUPTED = 130
@@ -115,7 +119,10 @@ class Session:
         self.console.print(Rule(f"{seat.name}: turn {turn} of {game.layout.turns_per_player}"))
         if game.must_answer is not None:
             self._say(f"must answer the counter-announcement {cell_text(game.must_answer)}")
-        self._say(f"rolls {faces_text(self.shown)}")
+        if game.roll_number == 1:
+            self._say(f"rolls {faces_text(self.shown)}")
+        else:
+            self._say(f"has {faces_text(self.shown)} after roll {game.roll_number}")
 
     def _say(self, text: str) -> None:
         self.console.print(Text(f"  {self.seats[self.game.player].name} ▸ {text}"))
@@ -162,7 +169,7 @@ class Session:
         """Ask for one move (or none, after ``back``) and play it."""
         game = self.game
         announceable = game.legal_announcements()
-        self._show_board(announceable)
+        self._show_board()
         if self.hints:
             self.console.print(Text(self._hint(), style="cyan"))
         if announceable:
@@ -170,10 +177,11 @@ class Session:
                 self._say("must announce; one cell can be announced")
                 self._announce(announceable[0])
                 return
-            if ask(self.console, "announce> ", self._parse_announce, self._hint):
+            optional = "" if game.must_announce else ", Enter for no announcement"
+            if self._ask("announce", self._cell_help(announceable) + optional, self._parse_announce):
                 return
         if game.can_roll:
-            kept = ask(self.console, "keep> ", lambda text: parse_keep(text, self.shown), self._hint)
+            kept = self._ask("keep", KEEP_HELP, lambda text: parse_keep(text, self.shown))
             if kept is not None:
                 self._roll(kept)
                 return
@@ -184,9 +192,13 @@ class Session:
         elif not cells:
             self.console.print(Text("no cell can be filled after this roll; roll again", style="red"))
         else:
-            self.console.print(Text(f"fill: {CELL_HELP}" + (", back to roll again" if game.can_roll else ""),
-                                    style="dim"))
-            ask(self.console, "fill> ", lambda text: self._parse_fill(text, cells), self._hint)
+            back = ", back to roll again" if game.can_roll else ""
+            self._ask("fill", self._cell_help(cells) + back, lambda text: self._parse_fill(text, cells))
+
+    def _ask(self, name: str, how: str, parse: Callable[[str], T]) -> T:
+        """Print how to answer, then prompt ``name> `` until ``parse`` accepts."""
+        self.console.print(Text(f"{name}: {how}", style="dim"))
+        return ask(self.console, f"{name}> ", parse, self._hint)
 
     def _sheets(self, live: bool) -> list[Sheet]:
         """Every player's sheet; with ``live`` the mover's shows the cells open to them now."""
@@ -202,7 +214,7 @@ class Session:
             ))
         return sheets
 
-    def _show_board(self, announceable: list[Cell]) -> None:
+    def _show_board(self) -> None:
         game = self.game
         self.console.print(board(game.rows, self._sheets(live=True)))
         status = f"roll {game.roll_number} of {game.roll_number + game.rolls_left}"
@@ -212,17 +224,14 @@ class Session:
             status += f" · must answer {cell_text(game.must_answer)}"
         self.console.print(Text(f"{self.seats[game.player].name} to move · {status}", style="bold"))
         self.console.print(dice_table(self.shown))
-        if announceable:
-            self.console.print(Text(
-                f"announce: {CELL_HELP}" + ("" if game.must_announce else ", Enter for no announcement"),
-                style="dim"))
-        elif game.can_roll:
-            self.console.print(Text(f"keep: {KEEP_HELP}", style="dim"))
 
     def _only_column(self, cells: list[Cell]) -> int | None:
         """The column all ``cells`` are in, if one: then a row alone names a cell."""
         labels = {cell.column for cell in cells}
         return self.game.columns.index(labels.pop()) if len(labels) == 1 else None
+
+    def _cell_help(self, cells: list[Cell]) -> str:
+        return cell_help(self.game.columns, self.game.rows, self._only_column(cells))
 
     def _typed_cell(self, text: str, cells: list[Cell]) -> Cell:
         c, r = parse_cell(text, self.game.columns, self.game.rows, self._only_column(cells))
@@ -301,5 +310,6 @@ class Session:
         best = max(scores)
         winners = [self.seats[p].name for p, s in enumerate(scores) if s == best]
         if len(scores) > 1:
-            verdict = f"{winners[0]} wins" if len(winners) == 1 else f"tie between {' and '.join(winners)}"
+            verdict = f"{winners[0]} {'win' if winners[0] == 'You' else 'wins'}" if len(winners) == 1 \
+                else f"tie between {' and '.join(winners)}"
             self.console.print(Text(verdict, style="bold"))
