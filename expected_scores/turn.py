@@ -104,8 +104,14 @@ def _option(options, pure, t, b, m, after_full_throw):
 
 
 @njit(cache=True)
-def _plan_item(options, pure, b, add_die, remove_die, first_prob, value, keep, kv, best, arg):
-    """Optimal play of batch item ``b``: writes ``value[:, b]`` and ``keep[:, b]``, returns the start value."""
+def plan_one(options, pure, b, add_die, remove_die, first_prob, value, keep, kv, best, arg):
+    """Optimal play of batch item ``b``: writes ``value[:, b]`` and ``keep[:, b]``, returns the start value.
+
+    The compiled core of ``plan_turn`` for other numba code (the solvers): ``options``
+    and ``pure`` as in ``plan_turn`` (``pure`` with a first axis of 0 when unused),
+    ``first_prob = DiceTables.outcome_prob[0]``, and work arrays ``kv``, ``best``
+    (float64) and ``arg`` (int32) of one entry per keep.
+    """
     rolls, _, n_multisets = value.shape
     first_full = add_die.shape[0] - n_multisets
     for m in range(n_multisets):
@@ -149,7 +155,7 @@ def _plan_batch(options, pure, add_die, remove_die, first_prob, value, keep, sta
         kv = np.empty(n_keeps)
         best = np.empty(n_keeps)
         arg = np.empty(n_keeps, dtype=np.int32)
-        start[b] = _plan_item(options, pure, b, add_die, remove_die, first_prob, value, keep, kv, best, arg)
+        start[b] = plan_one(options, pure, b, add_die, remove_die, first_prob, value, keep, kv, best, arg)
 
 
 @njit(cache=True, parallel=True)

@@ -1,0 +1,261 @@
+"""Optimal solitaire Yatzy and Yahtzee (one free column): the value of every state, exactly.
+
+A state is met at the start of a turn: ``mask``, the filled rows as a bitmask;
+``upper``, the sum of the number rows capped at the bonus threshold (63); and
+``y``, for Yahtzee only, 1 when the ``yahtzee`` cell holds 50 (then every further
+Yahtzee earns the extra bonus). ``values[mask, upper, y]`` is the expected number
+of points still to come under optimal play; points are counted when earned (a
+cell's score, the numbers bonus when the capped sum reaches the threshold, the
+extra Yahtzee bonus), so the optimal expected final score is ``values[0, 0, 0]``.
+States that cannot occur hold NaN.
+
+Solved level by level, from full tables back to the empty one: for each mask
+every reachable ``(upper, y)`` is valued at once by scoring every final
+multiset (best fill) and running the turn optimizer (``expected_scores.turn``).
+
+Yahtzee's jokers (RULES.md): a Yahtzee is a joker when the ``yahtzee`` cell is
+filled and its face's number row too; jokers score ``Rules.joker_scores``. With
+``joker="forced"`` a Yahtzee, once the ``yahtzee`` cell is filled, goes to its
+face's number row if open, else to an open lower row, else to a number row.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, prange
+
+from expected_scores.turn import plan_one
+from yamb.engine import GameBatch
+from yamb.rules import N_NUMBER_ROWS, Rules
+
+UPPER_BITS = (1 << N_NUMBER_ROWS) - 1
+NO_ROW = -1
+
+
+def _params(rules: Rules) -> tuple[int, int, bool, int, int, int]:
+    """(n_rows, yahtzee row or -1, forced joker, extra Yahtzee bonus, bonus, threshold)."""
+    spec = rules.spec
+    yz_row = rules.row_index("yahtzee") if rules.has_jokers else NO_ROW
+    return (rules.n_rows, yz_row, rules.joker == "forced", spec.extra_yahtzee_bonus, spec.bonus,
+            spec.bonus_threshold)
+
+
+@njit(cache=True)
+def _allowed_rows(mask, face, params):
+    """Bitmask of the rows that may be filled with dice showing five ``face`` (0: not five alike)."""
+    n_rows, yz_row, forced = params[0], params[1], params[2]
+    open_rows = ~mask & ((1 << n_rows) - 1)
+    if not forced or face == 0 or yz_row < 0 or not (mask >> yz_row) & 1:
+        return open_rows
+    if open_rows & (1 << (face - 1)):
+        return 1 << (face - 1)
+    if open_rows & ~UPPER_BITS:
+        return open_rows & ~UPPER_BITS
+    return open_rows
+
+
+@njit(cache=True)
+def _after(mask, upper, y, r, score, values, params):
+    """``score`` in row ``r`` plus the numbers bonus it completes plus the next state's value."""
+    yz_row, bonus, threshold = params[1], params[4], params[5]
+    next_y = 1 if r == yz_row and score > 0 else y
+    next_upper = upper
+    gained = 0
+    if r < N_NUMBER_ROWS:
+        next_upper = min(threshold, upper + score)
+        if upper < threshold <= upper + score:
+            gained = bonus
+    return score + gained + values[mask | (1 << r), next_upper, next_y]
+
+
+@njit(cache=True)
+def _fill_value(mask, upper, y, m, r, scores, joker_scores, five_face, values, params):
+    """Points earned by filling row ``r`` with multiset ``m`` plus the value of the next state."""
+    yz_row, extra_bonus = params[1], params[3]
+    face = five_face[m]
+    score = scores[m, r]
+    extra = 0
+    if yz_row >= 0 and face > 0:
+        if (mask >> yz_row) & 1 and (mask >> (face - 1)) & 1:
+            score = joker_scores[m, r]
+        extra = extra_bonus * y
+    return extra + _after(mask, upper, y, r, score, values, params)
+
+
+@njit(cache=True)
+def _best_fills(mask, upper, y, scores, joker_scores, five_face, values, params, out, b):
+    """``out[0, b, m]``: the best fill value of every multiset ``m``.
+
+    Fast path: a number row's value depends only on its count of the face, another
+    row's on its score plus a constant; Yahtzees of a joker game take ``_fill_value``.
+    """
+    n_rows, yz_row = params[0], params[1]
+    upper_next = np.empty((N_NUMBER_ROWS, 6))
+    lower_base = np.empty(n_rows)
+    for r in range(n_rows):
+        if (mask >> r) & 1:
+            continue
+        if r < N_NUMBER_ROWS:
+            for k in range(6):
+                upper_next[r, k] = _after(mask, upper, y, r, k * (r + 1), values, params)
+        else:
+            lower_base[r] = _after(mask, upper, y, r, 0, values, params)
+    for m in range(scores.shape[0]):
+        best = -np.inf
+        if yz_row >= 0 and five_face[m] > 0:
+            allowed = _allowed_rows(mask, five_face[m], params)
+            for r in range(n_rows):
+                if (allowed >> r) & 1:
+                    best = max(best, _fill_value(mask, upper, y, m, r, scores, joker_scores, five_face,
+                                                 values, params))
+        else:
+            for r in range(n_rows):
+                if (mask >> r) & 1:
+                    continue
+                if r < N_NUMBER_ROWS:
+                    best = max(best, upper_next[r, scores[m, r] // (r + 1)])
+                else:
+                    best = max(best, scores[m, r] + lower_base[r])
+        out[0, b, m] = best
+
+
+@njit(cache=True, parallel=True)
+def _solve_level(masks, values, reachable, scores, joker_scores, five_face, params,
+                 add_die, remove_die, first_prob, rolls):
+    """Value every reachable state of each mask in ``masks`` (all of one level); returns the count."""
+    n_multisets = scores.shape[0]
+    n_keeps = add_die.shape[0]
+    n_upper, n_y = values.shape[1], values.shape[2]
+    yz_row = params[1]
+    counts = np.zeros(len(masks), dtype=np.int64)
+    no_pure = np.empty((0, 1, 1))
+    for i in prange(len(masks)):
+        mask = masks[i]
+        states = np.empty((n_upper * n_y, 2), dtype=np.int64)
+        n = 0
+        for y in range(n_y):
+            if y == 1 and not (yz_row >= 0 and (mask >> yz_row) & 1):
+                continue
+            for u in range(n_upper):
+                if reachable[mask & UPPER_BITS, u]:
+                    states[n, 0] = u
+                    states[n, 1] = y
+                    n += 1
+        options = np.empty((1, n, n_multisets))
+        value = np.empty((rolls, n, n_multisets))
+        keep = np.empty((rolls, n, n_multisets), dtype=np.int16)
+        kv = np.empty(n_keeps)
+        best = np.empty(n_keeps)
+        arg = np.empty(n_keeps, dtype=np.int32)
+        for b in range(n):
+            _best_fills(mask, states[b, 0], states[b, 1], scores, joker_scores, five_face, values,
+                        params, options, b)
+            values[mask, states[b, 0], states[b, 1]] = plan_one(
+                options, no_pure, b, add_die, remove_die, first_prob, value, keep, kv, best, arg
+            )
+        counts[i] = n
+    return counts.sum()
+
+
+def reachable_upper(rules: Rules) -> np.ndarray:
+    """(64, threshold + 1) bool: capped upper sums reachable with each set of filled number rows."""
+    threshold = rules.spec.bonus_threshold
+    counts = range(min(rules.n_dice, 5) + 1)
+    out = np.zeros((1 << N_NUMBER_ROWS, threshold + 1), dtype=bool)
+    for filled in range(1 << N_NUMBER_ROWS):
+        sums = {0}
+        for f in range(N_NUMBER_ROWS):
+            if filled >> f & 1:
+                sums = {min(threshold, s + (f + 1) * k) for s in sums for k in counts}
+        out[filled, sorted(sums)] = True
+    return out
+
+
+@dataclass(frozen=True)
+class SolitaireSolution:
+    """The solved values of a solitaire Yatzy or Yahtzee game, and what an optimal player needs."""
+
+    rules: Rules
+    values: np.ndarray  # (2**R, threshold + 1, 1 or 2) float64, NaN where unreachable
+    seconds: float
+    states: int
+
+    @property
+    def expected_score(self) -> float:
+        return float(self.values[0, 0, 0])
+
+    def state_of(self, batch: GameBatch, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(mask, upper, y) of the player to move in each of ``games`` (column 0)."""
+        p = batch.player[games]
+        mask = batch.filled[games, p, 0].astype(np.int64)
+        cells = batch.cells[games, p, 0].astype(np.int64)
+        upper = np.minimum(cells[:, :N_NUMBER_ROWS].sum(axis=1), self.rules.spec.bonus_threshold)
+        y = np.zeros(len(games), dtype=np.int64)
+        if self.rules.has_jokers:
+            y = (cells[:, self.rules.row_index("yahtzee")] == 50).astype(np.int64)
+        return mask, upper, y
+
+    def value(self, mask: np.ndarray, upper: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Expected points still to come from states at the start of a turn."""
+        return self.values[mask, upper, y]
+
+    def fill_values(self, mask: np.ndarray, upper: np.ndarray, y: np.ndarray, dice: np.ndarray) -> np.ndarray:
+        """(n, R): points for filling each row with multiset ``dice`` plus the next state's value; -inf if not allowed."""
+        out = np.empty((len(mask), self.rules.n_rows))
+        _fill_batch(np.asarray(mask, np.int64), np.asarray(upper, np.int64), np.asarray(y, np.int64),
+                    np.asarray(dice, np.int64), *self._tables(), out)
+        return out
+
+    def turn_options(self, mask: np.ndarray, upper: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """(n, M): value of ending the turn with each multiset, the ``options`` of ``plan_turn``."""
+        out = np.empty((1, len(mask), self.rules.dice.n_multisets))
+        _options_batch(np.asarray(mask, np.int64), np.asarray(upper, np.int64), np.asarray(y, np.int64),
+                       *self._tables(), out)
+        return out[0]
+
+    def _tables(self) -> tuple:
+        r = self.rules
+        return r.scores, r.joker_scores, r.five_alike_face, self.values, _params(r)
+
+
+@njit(cache=True, parallel=True)
+def _fill_batch(mask, upper, y, dice, scores, joker_scores, five_face, values, params, out):
+    for i in prange(len(mask)):
+        allowed = _allowed_rows(mask[i], five_face[dice[i]], params)
+        for r in range(params[0]):
+            out[i, r] = -np.inf
+            if (allowed >> r) & 1:
+                out[i, r] = _fill_value(mask[i], upper[i], y[i], dice[i], r, scores, joker_scores,
+                                        five_face, values, params)
+
+
+@njit(cache=True, parallel=True)
+def _options_batch(mask, upper, y, scores, joker_scores, five_face, values, params, out):
+    for i in prange(len(mask)):
+        _best_fills(mask[i], upper[i], y[i], scores, joker_scores, five_face, values, params, out, i)
+
+
+def solve_solitaire(rules: Rules, filled: int = 0) -> SolitaireSolution:
+    """Solve a one-free-column game of ``rules`` (Yatzy or Yahtzee) exactly.
+
+    With ``filled`` (a row bitmask) only the states whose filled rows include it are
+    solved (an endgame); the others stay NaN.
+    """
+    start = time.perf_counter()
+    n_rows = rules.n_rows
+    threshold = rules.spec.bonus_threshold
+    values = np.full((1 << n_rows, threshold + 1, 2 if rules.has_jokers else 1), np.nan)
+    values[-1] = 0.0
+    reachable = reachable_upper(rules)
+    popcount = np.array([bin(m).count("1") for m in range(1 << n_rows)])
+    dice = rules.dice
+    states = 0
+    for level in range(n_rows - 1, -1, -1):
+        masks = np.flatnonzero((popcount == level) & (np.arange(1 << n_rows) & filled == filled))
+        states += _solve_level(masks.astype(np.int64), values, reachable, rules.scores, rules.joker_scores,
+                               rules.five_alike_face, _params(rules), dice.add_die, dice.remove_die,
+                               dice.outcome_prob[0], rules.rolls)
+    return SolitaireSolution(rules=rules, values=values, seconds=time.perf_counter() - start, states=states)

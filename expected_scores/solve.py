@@ -1,0 +1,119 @@
+"""Exact whole-game solvers by table, with the solved values cached on disk.
+
+``solve(preset, columns, joker)`` picks the solver: one ``free`` column of
+Yatzy or Yahtzee (``expected_scores.solitaire``) or one ``down``/``up`` column
+(``expected_scores.ordered_column``). Solutions are saved as ``.npz`` under
+``$YAMB_CACHE`` (default ``~/.cache/yamb``), keyed by the rules and checked
+against a digest of the score tables, so a changed rule set is solved again.
+
+Both solution kinds answer an optimal player the same way::
+
+    sol = solve("yahtzee")
+    state = sol.state_of(batch, games)          # tuple of arrays
+    sol.value(*state)                           # expected points still to come
+    options = sol.turn_options(*state)          # (n, M) -> expected_scores.turn.plan_turn
+    fills = sol.fill_values(*state, dice)       # (n, R), -inf where a row may not be filled
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from expected_scores.ordered_column import ORDERED_KINDS, ColumnSolution, solve_column
+from expected_scores.solitaire import SolitaireSolution, solve_solitaire
+from yamb.columns import check_kind
+from yamb.errors import UnknownColumnError
+from yamb.rules import Rules, rules as make_rules
+
+Solution = SolitaireSolution | ColumnSolution
+CACHE_ENV = "YAMB_CACHE"
+FORMAT = 1
+
+
+def cache_dir() -> Path:
+    """Folder of the cached solutions: ``$YAMB_CACHE`` or ``~/.cache/yamb``."""
+    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "yamb")
+
+
+def table_kind(rules: Rules, columns: tuple[str, ...] | list[str] | None) -> str:
+    """The single column kind of a table the solvers handle, or a precise error."""
+    kinds = tuple(columns) if columns is not None else rules.default_columns
+    for kind in kinds:
+        check_kind(kind)
+    solitaire = rules.spec.difference is None and kinds == ("free",)
+    if len(kinds) != 1 or not (solitaire or kinds[0] in ORDERED_KINDS):
+        raise UnknownColumnError(
+            f"the exact solver handles one free column of yatzy or yahtzee, or one down or up column "
+            f"of a preset without jokers; not {','.join(kinds)} for {rules.name}"
+        )
+    return kinds[0]
+
+
+def _digest(rules: Rules, kind: str) -> str:
+    spec = rules.spec
+    text = repr((FORMAT, kind, rules.rolls, spec.last_turn_rolls, spec.bonus, spec.bonus_threshold,
+                 spec.difference, spec.extra_yahtzee_bonus, rules.joker))
+    h = hashlib.sha256(text.encode())
+    h.update(rules.scores.tobytes())
+    h.update(rules.joker_scores.tobytes())
+    return h.hexdigest()[:16]
+
+
+def cache_path(rules: Rules, kind: str) -> Path:
+    joker = rules.joker or "none"
+    return cache_dir() / f"{rules.name}-{rules.n_dice}dice-{kind}-joker_{joker}-v{FORMAT}.npz"
+
+
+def _save(solution: Solution, path: Path, digest: str) -> None:
+    arrays = {"values": solution.values, "seconds": solution.seconds, "digest": digest}
+    if isinstance(solution, ColumnSolution):
+        arrays["keys"] = solution.keys
+    else:
+        arrays["states"] = solution.states
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
+        np.savez_compressed(tmp, **arrays)
+        os.replace(tmp, path)
+    except OSError as error:
+        warnings.warn(f"could not cache the solution in {path}: {error}", stacklevel=3)
+
+
+def _load(rules: Rules, kind: str, path: Path, digest: str) -> Solution | None:
+    if not path.exists():
+        return None
+    with np.load(path) as f:
+        if str(f["digest"]) != digest:
+            return None
+        if kind in ORDERED_KINDS:
+            return ColumnSolution(rules=rules, kind=kind, keys=f["keys"], values=f["values"],
+                                  seconds=float(f["seconds"]))
+        return SolitaireSolution(rules=rules, values=f["values"], seconds=float(f["seconds"]),
+                                 states=int(f["states"]))
+
+
+def solve(
+    preset: str = "yahtzee",
+    columns: tuple[str, ...] | list[str] | None = None,
+    joker: str | None = None,
+    dice: int | None = None,
+    use_cache: bool = True,
+) -> Solution:
+    """The exact solution of a one-column table; from the cache when ``use_cache`` and present.
+
+    A fresh solution is always written to the cache. ``seconds`` is the time the
+    solve took (when loaded, the time it took then).
+    """
+    rules = make_rules(preset, dice=dice, joker=joker)
+    kind = table_kind(rules, columns)
+    path, digest = cache_path(rules, kind), _digest(rules, kind)
+    if use_cache and (cached := _load(rules, kind, path, digest)) is not None:
+        return cached
+    solution = solve_column(rules, kind) if kind in ORDERED_KINDS else solve_solitaire(rules)
+    _save(solution, path, digest)
+    return solution
