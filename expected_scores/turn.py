@@ -10,11 +10,10 @@ from roll to roll, which is how the caller expresses Yamb's turn rules:
 - ordinary fills: the best ``score + future value`` over the fillable cells,
   the same at every roll;
 - the ``hand`` column: its fills count in ``options[0]`` only;
-- ``announce``: after roll 1, announcing row ``r`` is worth
-  ``plan_turn(options_r, dice, T).value[0, :, m]`` where ``options_r`` is the
-  value of filling that row alone (see ``row_plan`` for the plain row score);
-  fold that into ``options[0]``. ``late_announce``: the same with ``value[1]``,
-  folded into ``options[1]``;
+- ``announce``: after roll 1, announcing row ``r`` is worth playing the rest
+  of the turn for that row alone (``announce_values``; ``row_plan`` when the
+  cell is worth its plain score); fold the best into ``options[0]``.
+  ``late_announce``: the same after roll 2, folded into ``options[1]``;
 - a cell that may not be filled at this roll: leave it out (``-inf`` when
   nothing is allowed, e.g. before a compulsory announcement);
 - jamb6's pure hand: ``pure[t - 1, b, m]`` is an extra option available only
@@ -208,6 +207,18 @@ def keep_values(next_value: np.ndarray, dice: DiceTables) -> np.ndarray:
     out = np.empty((values.shape[1], dice.n_keeps))
     _keep_values_batch(values, dice.add_die, out)
     return out
+
+
+def announce_values(row_options: np.ndarray, dice: DiceTables, rolls: int, roll: int, held: np.ndarray) -> np.ndarray:
+    """(B, A): value of announcing each of A candidate rows right after ``roll`` holding ``held`` (B,).
+
+    ``row_options`` (B, A, M): the value of filling each candidate row with each
+    multiset. The announced row is then played alone for the ``rolls - roll``
+    rerolls left (``announce``: roll 1; ``late_announce``: roll 2).
+    """
+    n, a, m = np.shape(row_options)
+    plan = plan_turn(np.reshape(row_options, (n * a, m)), dice, rolls - roll + 1)
+    return plan.value[0].reshape(n, a, m)[np.arange(n), :, np.asarray(held)]
 
 
 def row_plan(rules: Rules, rolls: int = 3, lowest: bool = False) -> TurnPlan:

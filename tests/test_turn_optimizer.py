@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import yamb
-from expected_scores.turn import STOP, keep_values, plan_turn, row_plan
+from expected_scores.turn import STOP, announce_values, keep_values, plan_turn, row_plan
 from yamb.errors import YambError
 
 
@@ -148,6 +148,21 @@ def test_best_keep_reads_the_plan():
     keep = plan.best_keep(np.array([1]), np.array([m]), np.array([rules.row_index("carriage")]))[0]
     assert tuple(rules.dice.keeps[keep]) == (0, 0, 0, 0, 0, 3)
     assert plan.value_after(np.array([3]), np.array([m]))[rules.row_index("ones")] == 1
+
+
+@pytest.mark.parametrize("roll", [1, 2])
+def test_announcement_values_are_single_row_plans(roll):
+    rules = yamb.rules("yamb")
+    rows = [rules.row_index(r) for r in ("straight", "yamb", "min")]
+    signs = np.array([1.0, 1.0, -1.0])
+    options = (signs[:, None] * rules.scores[:, rows].T)[None].repeat(2, axis=0)  # (2 games, 3 rows, M)
+    held = np.array([rules.dice.index_of_dice([1, 2, 3, 4, 6]), rules.dice.index_of_dice([5, 5, 5, 2, 1])])
+    got = announce_values(options, rules.dice, 3, roll, held)
+    high, low = row_plan(rules), row_plan(rules, lowest=True)
+    for g in range(2):
+        expected = [high.value[roll - 1, rows[0], held[g]], high.value[roll - 1, rows[1], held[g]],
+                    low.value[roll - 1, rows[2], held[g]]]
+        assert np.allclose(got[g], expected, rtol=1e-12)
 
 
 def test_bad_shapes_raise_a_yamb_error():

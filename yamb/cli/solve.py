@@ -14,12 +14,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_table_arguments(parser)
     parser.set_defaults(preset="yahtzee")
     parser.add_argument("--cached", action="store_true", help="reuse a cached solution instead of solving")
+    parser.add_argument("--games", type=int, default=0,
+                        help="also play N games optimally on the engine and summarize the scores")
+    parser.add_argument("--seed", type=int, default=0, help="dice seed of those games (default 0)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def run(args: argparse.Namespace) -> int:
+    from expected_scores.optimal_play import SolvedPlayer
     from expected_scores.solve import cache_path, solve, table_kind
+    from robo_players.simulate import simulate, summary
     from yamb.cli.options import rules_from
+    from yamb.errors import YambError
+    from yamb.layout import layout
+
+    if args.games < 0:
+        raise YambError("--games must not be negative")
 
     columns = None if args.columns is None else [c.strip() for c in args.columns.split(",") if c.strip()]
     rules = rules_from(args)
@@ -30,6 +40,9 @@ def run(args: argparse.Namespace) -> int:
         "expected_score": solution.expected_score, "seconds": solution.seconds,
         "states": solution.states, "cache": str(cache_path(rules, kind)),
     }
+    if args.games:
+        scores = simulate(layout(rules, [kind]), SolvedPlayer(solution), args.games, seed=args.seed)
+        result["simulation"] = {**summary(scores), "seed": args.seed}
     if args.json:
         print(json.dumps(result))
     else:
@@ -37,4 +50,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"{rules.name} ({rules.n_dice} dice, one {kind} column{joker}): "
               f"optimal expected score {solution.expected_score:.4f}")
         print(f"{solution.states:,} states solved in {solution.seconds:.1f} s; values in {result['cache']}")
+        if args.games:
+            sim = result["simulation"]
+            print(f"{sim['games']:,} games played optimally (seed {args.seed}): mean {sim['mean']:.2f} "
+                  f"± {sim['sem']:.2f}, std {sim['std']:.2f}, percentiles 5/25/50/75/95: "
+                  + " ".join(f"{sim[f'p{q}']:.0f}" for q in (5, 25, 50, 75, 95)))
     return 0
