@@ -10,6 +10,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pexpect
 import pytest
 from hypothesis import given
@@ -23,6 +24,7 @@ from yamb.engine import GameBatch
 from yamb.game import Game
 from yamb.layout import layout
 from yamb.terminal.hand import arrange, positions_of
+from yamb.terminal.moves import decode, fill_scores
 from yamb.terminal.prompts import InputError, match_name, parse_cell, parse_keep
 from yamb.terminal.render import sheet_rows
 from yamb.terminal.savefile import SaveFileError, read_save
@@ -326,3 +328,26 @@ def test_a_sheet_shows_every_row_once_and_every_computed_row(preset: str) -> Non
     assert all(game.rows[number - 1] == name for name, number in rows if number is not None)
     if "difference" in computed:
         assert names.index("difference") == names.index("min") + 1
+
+
+@pytest.mark.parametrize("preset", ["yamb", "yahtzee"])
+def test_fill_previews_are_what_a_fill_scores(preset: str) -> None:
+    game = Game(preset, players=2, seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(40):  # some turns in, mid-turn
+        game.apply(int(rng.choice(game.legal_actions())))
+    previews = fill_scores(game)
+    assert set(previews) == set(game.legal_cells())
+    for cell, score in previews.items():
+        assert Game.from_dict(game.to_dict()).fill(*cell) == score
+
+
+def test_every_legal_action_decodes_to_a_legal_move() -> None:
+    game = Game("yamb", seed=1)
+    game.roll(keep=[])
+    moves = [decode(game, action) for action in game.legal_actions()]
+    assert {m.cell for m in moves if m.kind == "fill"} == set(game.legal_cells())
+    assert {m.cell for m in moves if m.kind == "announce"} == set(game.legal_announcements())
+    keeps = [m.faces for m in moves if m.kind == "keep"]
+    assert () in keeps and len(set(keeps)) == len(keeps)
+    assert all(not Counter(faces) - Counter(game.dice) and len(faces) < 5 for faces in keeps)

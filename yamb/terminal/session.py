@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import TypeVar
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 from rich.console import Console
@@ -20,10 +20,10 @@ from rich.rule import Rule
 from rich.text import Text
 
 from robo_players.base import Player
-from yamb.engine import GameBatch
 from yamb.game import Cell, Game, single_thread
 from yamb.terminal.bots import load_bot
 from yamb.terminal.hand import arrange, positions_of
+from yamb.terminal.moves import Move, cell_text, decode, faces_text, fill_scores
 from yamb.terminal.prompts import (KEEP_HELP, NO_WORDS, InputError, ask, cell_help, parse_cell,
                                    parse_keep)
 from yamb.terminal.render import Sheet, board, dice_table
@@ -41,35 +41,6 @@ class Seat:
 
     name: str
     bot: str | None = None
-
-
-def fill_scores(game: Game) -> dict[Cell, int]:
-    """What the dice would score in each cell the player may fill now.
-
-    Every legal fill is played on its own copy of the game (a batch replaying
-    the game's actions), so the engine alone decides the scores, jokers included.
-    """
-    cells = np.flatnonzero(game.action_mask()[: game.layout.n_cells])
-    if not len(cells):
-        return {}
-    games = np.arange(len(cells))
-    with single_thread():
-        trial = GameBatch(game.layout, len(cells), seed=game.seed,
-                          streams=np.full(len(cells), game.stream, dtype=np.uint64))
-        for action in game.history:
-            trial.step(np.full(len(cells), action), games, check=False)
-        trial.step(cells, games, check=False)
-    columns, rows = np.divmod(cells, game.layout.n_rows)
-    scores = trial.cells[games, game.player, columns, rows]
-    return {game.cell_of(int(c)): int(s) for c, s in zip(cells, scores)}
-
-
-def cell_text(cell: Cell) -> str:
-    return f"{cell.column}:{cell.row}"
-
-
-def faces_text(faces: tuple[int, ...] | list[int]) -> str:
-    return " ".join(map(str, faces)) if faces else "nothing"
 
 
 class Session:
@@ -100,7 +71,7 @@ class Session:
                 if self.bots[self.game.player] is None:
                     self._person_step()
                 else:
-                    self._bot_step()
+                    self._play(self._bot_move(self.bots[self.game.player]))
                 if self.game.turns_played != turn:
                     self.shown = self.game.dice
                     self._autosave()
@@ -144,25 +115,20 @@ class Session:
         score = self.game.fill(*cell)
         self.console.print(Text(f"  {name} ▸ fills {cell_text(cell)} with {score}"))
 
-    def _play_action(self, action: int) -> None:
-        """Play a bot's integer action (see ``yamb.layout``) through the same moves as a person."""
-        layout = self.game.layout
-        if action < layout.n_cells:
-            self._fill(self.game.cell_of(action))
-        elif action < layout.n_cells + layout.n_keeps:
-            self._roll(positions_of(self.shown, self._keep_faces(action)))
+    def _play(self, move: Move) -> None:
+        """Play a bot's move through the same steps as a person's."""
+        if move.kind == "fill":
+            self._fill(move.cell)
+        elif move.kind == "keep":
+            self._roll(positions_of(self.shown, move.faces))
         else:
-            self._announce(self.game.cell_of(action - layout.n_cells - layout.n_keeps))
+            self._announce(move.cell)
 
-    def _keep_faces(self, action: int) -> tuple[int, ...]:
-        counts = self.game.rules.dice.keeps[action - self.game.layout.n_cells]
-        return tuple(f + 1 for f in range(len(counts)) for _ in range(counts[f]))
-
-    def _bot_step(self) -> None:
-        bot = self.bots[self.game.player]
+    def _bot_move(self, bot: Player) -> Move:
+        """What ``bot`` would do now in the place of the player to move."""
         with single_thread():
             action = int(bot.act(self.game.batch, np.array([0]))[0])
-        self._play_action(action)
+        return decode(self.game, action)
 
     # ----------------------------------------------------------------- a person's turn
     def _person_step(self) -> None:
@@ -253,19 +219,14 @@ class Session:
 
     def _hint(self) -> str:
         """What the hint bot would do in the mover's place."""
-        game = self.game
-        with single_thread():
-            action = int(self.hint_bot.act(game.batch, np.array([0]))[0])
-        layout = game.layout
-        if action < layout.n_cells:
-            cell = game.cell_of(action)
-            advice = f"fill {cell_text(cell)} ({fill_scores(game)[cell]} points)"
-        elif action < layout.n_cells + layout.n_keeps:
-            faces = self._keep_faces(action)
-            positions = " ".join(str(i + 1) for i in positions_of(self.shown, faces))
-            advice = f"keep {faces_text(faces)} (type {positions or 'none'}) and roll"
+        move = self._bot_move(self.hint_bot)
+        if move.kind == "fill":
+            advice = f"fill {cell_text(move.cell)} ({fill_scores(self.game)[move.cell]} points)"
+        elif move.kind == "keep":
+            positions = " ".join(str(i + 1) for i in positions_of(self.shown, move.faces))
+            advice = f"keep {faces_text(move.faces)} (type {positions or 'none'}) and roll"
         else:
-            advice = f"announce {cell_text(game.cell_of(action - layout.n_cells - layout.n_keeps))}"
+            advice = f"announce {cell_text(move.cell)}"
         return f"hint: {self.hint_bot.name} would {advice}"
 
     # ----------------------------------------------------------------- saving and the end
