@@ -40,7 +40,7 @@ def spawn(*args: str) -> pexpect.spawn:
     """``yamb play`` on a pseudo-terminal, without colours, wide enough for two sheets."""
     env = {**os.environ, "TERM": "dumb", "COLUMNS": "160", "LINES": "60"}
     return pexpect.spawn(sys.executable, ["-m", "yamb", "play", *args], cwd=ROOT, env=env,
-                         encoding="utf-8", timeout=20, dimensions=(60, 160))
+                         encoding="utf-8", timeout=120, dimensions=(60, 160))
 
 
 def last_dice(text: str) -> tuple[int, ...]:
@@ -167,7 +167,7 @@ def test_announcing_is_asked_and_required_when_only_announce_cells_are_left() ->
     assert re.findall(r"fills announce:(\w+)", log.getvalue()) == announced + ["ones"]
 
 
-def test_bots_alone_finish_with_the_engine_totals(tmp_path: Path) -> None:
+def test_bots_alone_finish_with_the_engine_totals() -> None:
     args = ["--humans", "0", "--bots", "2", "--bot", "random", "--columns", "down,up", "--seed", "11"]
     child = spawn(*args)
     scores = final_scores(child, ["random 1", "random 2"])
