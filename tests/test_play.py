@@ -267,6 +267,12 @@ def test_a_damaged_save_is_refused(tmp_path: Path) -> None:
                                 "seats": [{"name": "You", "bot": None}]}))
     with pytest.raises(SaveFileError, match="is damaged"):
         read_save(path)
+    game = Game("yatzy", players=2).to_dict()
+    for damage in ({"actions": "abc"}, {"players": "2"}, {"actions": [10**6]}):
+        seats = [{"name": "You", "bot": None}, {"name": "random", "bot": "random"}]
+        path.write_text(json.dumps({"format": "yamb-play", "version": 1, "game": {**game, **damage},
+                                    "seats": seats}))
+        assert main(["play", "--load", str(path)]) == 2
 
 
 # ----------------------------------------------------------------------------- parsers and the hand

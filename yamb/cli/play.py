@@ -34,14 +34,17 @@ def run(args: argparse.Namespace) -> int:
     from yamb.errors import YambError
     from yamb.game import Game
     from yamb.terminal.bots import default_bot
-    from yamb.terminal.savefile import read_save
+    from yamb.terminal.savefile import SaveFileError, read_save
     from yamb.terminal.session import Seat, Session
 
     console = Console(highlight=False, markup=False)
     bot = args.bot or default_bot()
     if args.load is not None:
         snapshot, seat_dicts = read_save(args.load)
-        game = Game.from_dict(snapshot)
+        try:
+            game = Game.from_dict(snapshot)
+        except (TypeError, AttributeError) as error:  # values of the wrong type; bad values are YambErrors
+            raise SaveFileError(f"{args.load} is damaged: {error}") from None
         seats = [Seat(**seat) for seat in seat_dicts]
         console.print(f"resuming {args.load}")
     else:
