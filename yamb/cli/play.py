@@ -16,7 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bot", default=None, metavar="NAME",
                         help="the bots' player name (default: the strongest available); also gives hints")
     parser.add_argument("--seed", type=int, default=None, help="dice seed (default: a random one, printed)")
-    parser.add_argument("--hints", action="store_true", help="show what the bot would do before every prompt")
+    parser.add_argument("--hints", action="store_true", help="show what the bot would do at every decision")
     parser.add_argument("--save", default=None, metavar="FILE",
                         help="save the game to FILE after every turn and when interrupted")
     parser.add_argument("--load", default=None, metavar="FILE",
