@@ -88,7 +88,7 @@ def row_tables(rules: Rules) -> RowTables:
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def fill_score(scores, joker_scores, five_face, has_jokers, yz_row, own, m, r):
     """What filling row ``r`` of a column with filled rows ``own`` scores with hand ``m``.
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from robo_players.base import Player
+from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.greedy import GreedyPlayer
 from robo_players.random_player import RandomPlayer
 from robo_players.smart import SmartPlayer
@@ -15,6 +16,7 @@ PLAYERS: dict[str, Callable[[Layout], Player]] = {
     "random": lambda layout: RandomPlayer(),
     "greedy": lambda layout: GreedyPlayer(),
     "smart": lambda layout: SmartPlayer(),
+    "expectimax": ExpectimaxPlayer,
 }
 
 

@@ -1,4 +1,4 @@
-"""Rule-based players: legal moves on every preset and column kind, and their rules of thumb."""
+"""Players: legal moves on every preset and column kind, and the rules of thumb of the baselines."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ TABLES = [
     ("yahtzee", None, None, None, 1),
     ("yahtzee", None, "forced", ("free", "free", "counter_announce"), 2),
 ]
-RULE_PLAYERS = ["greedy", "smart"]
+PLAYERS = ["greedy", "smart", "expectimax"]
 
 
 def table_id(case: tuple) -> str:
@@ -37,7 +37,7 @@ def table_id(case: tuple) -> str:
     return "-".join(p for p in parts if p)
 
 
-@pytest.mark.parametrize("name", RULE_PLAYERS)
+@pytest.mark.parametrize("name", PLAYERS)
 @pytest.mark.parametrize("case", TABLES, ids=table_id)
 def test_player_makes_only_legal_moves(name: str, case: tuple) -> None:
     preset, dice, joker, columns, players = case
