@@ -12,6 +12,7 @@ from robo_players.random_player import RandomPlayer
 from robo_players.registry import make_player
 from robo_players.simulate import simulate
 from yamb.engine import GameBatch
+from yamb.errors import YambError
 from yamb.layout import layout
 from yamb.rules import rules
 
@@ -138,3 +139,32 @@ def test_smart_beats_greedy_on_common_dice() -> None:
     smart = simulate(lay, make_player("smart", lay), 600, seed=5)
     diff = smart - greedy
     assert diff.mean() > 3 * diff.std(ddof=1) / np.sqrt(len(diff))
+
+
+@pytest.mark.parametrize(
+    ("preset", "joker", "columns"),
+    [("yamb", None, ("down",)), ("jamb6", None, ("up",))],  # cheap to solve; the solver's tests play the rest
+)
+def test_optimal_makes_only_legal_moves(preset: str, joker: str | None, columns: tuple | None) -> None:
+    lay = layout(rules(preset, joker=joker), columns)
+    batch = GameBatch(lay, 24, seed=2)
+    play(batch, [make_player("optimal", lay)], check=True)
+    assert (batch.filled == lay.full_mask).all()
+
+
+def test_optimal_mean_is_the_solvers_value() -> None:
+    lay = layout(rules("yamb"), ("down",))
+    player = make_player("optimal", lay)
+    scores = simulate(lay, player, 2000, seed=3)
+    sem = scores.std(ddof=1) / np.sqrt(len(scores))
+    assert abs(scores.mean() - player.solution.expected_score) < 3 * sem
+
+
+@pytest.mark.parametrize(
+    ("preset", "columns", "players", "needle"),
+    [("yamb", None, 1, "exact solver handles"), ("yatzy", None, 2, "solitaire")],
+)
+def test_optimal_refuses_tables_without_a_solution(preset: str, columns: tuple | None, players: int,
+                                                   needle: str) -> None:
+    with pytest.raises(YambError, match=needle):
+        make_player("optimal", layout(rules(preset), columns, players))
