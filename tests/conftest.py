@@ -307,3 +307,53 @@ def play_randomly(batch, rng: np.random.Generator, check: bool = True) -> None:
         assert mask.any(axis=1).all(), "a game that is not over has no legal action"
         pick = rng.random(mask.shape) * mask
         batch.step(pick.argmax(axis=1), games, check=check)
+
+
+def reference_games(batch) -> list[ReferenceGame]:
+    """A fresh ReferenceGame beside each game of a new ``batch``."""
+    r, lay = batch.rules, batch.layout
+    return [ReferenceGame(r.name, lay.columns, lay.players, r.n_dice, r.joker) for _ in range(batch.n_games)]
+
+
+def play_against_reference(batch, rng: np.random.Generator) -> list[ReferenceGame]:
+    """Play ``batch`` to its end with random legal actions, checking every step against the reference.
+
+    Checks at each decision that the engine's legal actions are the reference's,
+    that a fill scores what the reference scores and touches no other cell,
+    and at the end that every cell is filled and the scores are the reference totals.
+    """
+    refs = reference_games(batch)
+    lay, dice_table = batch.layout, batch.rules.dice
+    n_cells, n_keeps = lay.n_cells, lay.n_keeps
+    while not batch.done.all():
+        games = np.flatnonzero(~batch.done)
+        mask = batch.legal_actions(games)
+        assert mask.any(axis=1).all(), "a game that is not over has no legal action"
+        dice = {g: tuple(dice_table.faces[batch.dice[g]].tolist()) for g in games}
+        for g, row in zip(games, mask):
+            ref = refs[g]
+            assert batch.player[g] == ref.player and batch.roll[g] == ref.roll
+            expected = moves_mask(ref.moves(dice[g]), lay.n_rows, n_cells, dice_table.keeps, dice[g])
+            assert (row == expected).all(), (ref, dice[g])
+        actions = (rng.random(mask.shape) * mask).argmax(axis=1)
+        filled, cells = batch.filled.copy(), batch.cells.copy()
+        batch.step(actions, games)
+        for g, a in zip(games, actions):
+            ref = refs[g]
+            p = ref.player  # the player who moved
+            if a < n_cells:
+                c, r = divmod(int(a), lay.n_rows)
+                assert batch.cells[g, p, c, r] == ref.fill(c, r, dice[g])
+                cells[g, p, c, r] = batch.cells[g, p, c, r]
+                filled[g, p, c] |= np.uint32(1 << r)
+            elif a < n_cells + n_keeps:
+                ref.reroll(int(dice_table.keep_size[a - n_cells]))
+            else:
+                ref.announce(*divmod(int(a) - n_cells - n_keeps, lay.n_rows))
+            assert (batch.filled[g] == filled[g]).all() and (batch.cells[g] == cells[g]).all()
+            assert batch.done[g] == ref.done
+    assert (batch.filled == (1 << lay.n_rows) - 1).all()
+    scores = batch.scores()
+    for g, ref in enumerate(refs):
+        assert scores[g].tolist() == [ref.total(p) for p in range(lay.players)]
+    return refs

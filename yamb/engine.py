@@ -15,11 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from yamb import kernels
-from yamb.columns import ORDINARY_KINDS
-from yamb.errors import IllegalMoveError
+from yamb.columns import ANNOUNCE_ROLL, ORDINARY_KINDS
+from yamb.errors import IllegalMoveError, YambError
 from yamb.layout import Layout
 
 _NO_CELL = -1
+PARALLEL_GAMES = 2_000  # kernels run on all cores for at least this many games
 COLUMN_CLASS = {
     **{kind: kernels.ORDINARY for kind in ORDINARY_KINDS},
     "hand": kernels.HAND,
@@ -75,7 +76,7 @@ class GameBatch:
             np.arange(n, dtype=np.uint64) if streams is None else np.asarray(streams, dtype=np.uint64)
         )
         if self.streams.shape != (n,):
-            raise ValueError(f"streams must have shape ({n},), not {self.streams.shape}")
+            raise YambError(f"streams must have shape ({n},), not {self.streams.shape}")
         self._base = kernels.stream_keys(np.uint64(seed), self.streams)
         self.filled = np.zeros((n, p, c), dtype=np.uint32)
         self.cells = np.zeros((n, p, c, r), dtype=np.int16)
@@ -141,7 +142,8 @@ class GameBatch:
             must_announce=np.zeros(n, dtype=bool),
             may_roll=np.zeros(n, dtype=bool),
         )
-        kernels.legal(games, self._state, self._consts, bits, out.must_announce, out.may_roll)
+        legal = kernels.legal_parallel if len(games) >= PARALLEL_GAMES else kernels.legal
+        legal(games, self._state, self._consts, bits, out.must_announce, out.may_roll)
         done = self.done[games]
         out.fill_bits[done] = 0
         out.announce_bits[done] = 0
@@ -154,12 +156,17 @@ class GameBatch:
         lay = self.layout
         d = self.decisions(games)
         dice = self.rules.dice
-        hand = dice.multisets[self.dice[games]][:, None, :]
-        keeps = (dice.keeps[None, :, :] <= hand).all(axis=2)
-        keeps &= (dice.keep_size < self.rules.n_dice)[None, :] & d.may_roll[:, None]
-        fills = _bits_to_cells(d.fill_bits, lay.n_rows)
-        announces = _bits_to_cells(d.announce_bits, lay.n_rows)
-        return np.concatenate([fills, keeps, announces], axis=1)
+        mask = np.zeros((len(games), lay.n_actions), dtype=bool)
+        mask[:, : lay.n_cells] = _bits_to_cells(d.fill_bits, lay.n_rows)
+        mask[:, lay.n_cells + lay.n_keeps :] = _bits_to_cells(d.announce_bits, lay.n_rows)
+        rolling = np.flatnonzero(d.may_roll)
+        hands = self.dice[games[rolling]]
+        subs = dice.sub_keeps[hands]  # keeps inside each hand, padded with -1
+        rows = np.broadcast_to(rolling[:, None], subs.shape)
+        inside = subs >= 0
+        mask[rows[inside], lay.n_cells + subs[inside]] = True
+        mask[rolling, lay.n_cells + dice.keep_of_multiset[hands]] = False  # keeping all is no roll
+        return mask
 
     # ----------------------------------------------------------------- actions
     def step(self, actions: np.ndarray, games: np.ndarray | None = None, check: bool = True) -> None:
@@ -173,11 +180,27 @@ class GameBatch:
             actions = np.asarray(actions)[games]
         games = np.asarray(games, dtype=np.int64)
         actions = np.asarray(actions, dtype=np.int64).reshape(games.shape)
+        parallel = len(games) >= PARALLEL_GAMES
         if check:
-            bad = kernels.first_illegal(games, actions, self._state, self._consts)
+            bad = self._first_illegal(games, actions, parallel)
             if bad >= 0:
                 raise IllegalMoveError(self.explain_illegal(int(games[bad]), int(actions[bad])))
-        kernels.apply(games, actions, self._state, self._consts)
+        if parallel:
+            kernels.apply_parallel(games, actions, *self._state, self._consts)
+        else:
+            kernels.apply(games, actions, self._state, self._consts)
+
+    def _first_illegal(self, games: np.ndarray, actions: np.ndarray, parallel: bool) -> int:
+        """Position in ``games`` of the first illegal action, or -1."""
+        n = len(games)
+        if len(np.unique(games)) != n:
+            raise IllegalMoveError("each game may take only one action per step")
+        scratch = (np.zeros((n, 2, self.layout.n_columns), dtype=np.uint32),
+                   np.zeros(n, dtype=bool), np.zeros(n, dtype=bool))
+        if not parallel:
+            return kernels.first_illegal(games, actions, self._state, self._consts, *scratch)
+        bad = np.flatnonzero(kernels.illegal_parallel(games, actions, self._state, self._consts, *scratch))
+        return int(bad[0]) if len(bad) else -1
 
     def explain_illegal(self, game: int, action: int) -> str:
         """One sentence naming the rule that ``action`` breaks in ``game``."""
@@ -186,45 +209,55 @@ class GameBatch:
             return "the game is over"
         if not 0 <= action < lay.n_actions:
             return f"action {action} is out of range 0..{lay.n_actions - 1}"
-        what = lay.describe_action(action)
+        return f"cannot {lay.describe_action(action)}: {self._broken_rule(game, action)}"
+
+    def _broken_rule(self, game: int, action: int) -> str:
+        lay = self.layout
         d = self.decisions(np.array([game]))
-        if d.must_announce[0] and action < lay.n_cells + lay.n_keeps:
-            return f"cannot {what}: only announce cells are left, so a row must be announced first"
+        announced, answer = int(self.announced[game]), int(self.answer[game])
         if action >= lay.n_cells + lay.n_keeps:
-            cell = action - lay.n_cells - lay.n_keeps
-            c, r = divmod(cell, lay.n_rows)
+            c, r = divmod(action - lay.n_cells - lay.n_keeps, lay.n_rows)
             kind = lay.columns[c]
-            if self.announced[game] >= 0:
-                return f"cannot {what}: {lay.cell_name(self.announced[game])} is already announced"
-            if self.answer[game] >= 0:
-                return f"cannot {what}: this turn must answer {lay.cell_name(self.answer[game])}"
-            if kind not in ("announce", "late_announce", "counter_announce"):
-                return f"cannot {what}: a {kind} column is never announced"
+            if announced >= 0:
+                return f"{lay.cell_name(announced)} is already announced"
+            if answer >= 0:
+                return f"this turn must answer {lay.cell_name(answer)}"
+            if kind not in ANNOUNCE_ROLL:
+                return f"a {kind} column is never announced"
             if self.filled[game, self.player[game], c] >> r & 1:
-                return f"cannot {what}: the cell is already filled"
-            when = "second" if kind == "late_announce" else "first"
-            return f"cannot {what}: a {kind} row is announced right after the {when} roll"
+                return "the cell is already filled"
+            if kind == "counter_announce" and self.roll[game] == 1:
+                return "a counter_announce row is announced only when no other cell is open"
+            when = "second" if ANNOUNCE_ROLL[kind] == 2 else "first"
+            return f"a {kind} row is announced right after the {when} roll"
+        if d.must_announce[0]:
+            return "no cell can be filled without an announcement, so a row must be announced first"
         if action >= lay.n_cells:
+            if self.rules.dice.keep_size[action - lay.n_cells] == self.rules.n_dice:
+                return "keeping all the dice is not a roll"
             if self.roll[game] >= self.rolls_allowed[game]:
-                return f"cannot {what}: no rolls left this turn ({self.rolls_allowed[game]} rolls)"
+                return f"no rolls left this turn ({self.rolls_allowed[game]} rolls)"
             if not d.may_roll[0]:
-                return f"cannot {what}: no cell could be filled after another roll"
-            return f"cannot {what}: the dice do not contain those faces"
+                return "no cell could be filled after another roll"
+            return "the dice do not contain those faces"
         c, r = divmod(action, lay.n_rows)
         kind = lay.columns[c]
         if self.filled[game, self.player[game], c] >> r & 1:
-            return f"cannot {what}: the cell is already filled"
-        if self.announced[game] >= 0:
-            return f"cannot {what}: the turn must fill the announced {lay.cell_name(self.announced[game])}"
-        if self.answer[game] >= 0:
-            return f"cannot {what}: the turn must answer the counter-announcement {lay.cell_name(self.answer[game])}"
+            return "the cell is already filled"
+        if announced >= 0:
+            return f"the turn must fill the announced {lay.cell_name(announced)}"
+        if answer >= 0:
+            return f"the turn must answer the counter-announcement {lay.cell_name(answer)}"
         if kind == "hand":
-            return f"cannot {what}: a hand column is filled only with the first roll of a turn"
-        if kind in ("announce", "late_announce", "counter_announce"):
-            return f"cannot {what}: a cell of a {kind} column is filled only by announcing it"
+            return "a hand column is filled only with the first roll of a turn"
+        if kind == "announce" and self.rules.spec.pure_hand_announce:
+            return ("an announce cell is filled after announcing it, or with a pure hand "
+                    "(every die thrown by the latest roll) while other cells are open")
+        if kind in ANNOUNCE_ROLL:
+            return f"a cell of the {kind} column is filled only by announcing it"
         if self.rules.joker == "forced" and self.rules.five_alike_face[self.dice[game]]:
-            return f"cannot {what}: the forced joker rule decides where this Yahtzee goes"
-        return f"cannot {what}: the {kind} column's order does not allow that row now"
+            return "the forced joker rule decides where this Yahtzee goes"
+        return f"the {kind} column's order does not allow that row now"
 
     # ----------------------------------------------------------------- results
     def totals(self) -> dict[str, np.ndarray]:

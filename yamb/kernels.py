@@ -61,209 +61,248 @@ def stream_keys(seed, streams):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def decision(filled, g, p, order, out, i, roll, rolls_allowed, announced, answer, pure, face,
              n_rows, pure_hand, forced_joker, yz_row):
     """Legal fills and announcements of player ``p`` in game ``g``; returns (must_announce, may_roll).
 
     ``face`` is the face of five alike among the dice (0 if none). Writes the
     fillable row bitmasks to ``out[i, 0]`` and the announceable ones to ``out[i, 1]``.
-    (Indices rather than array views: a view costs a reference count, which
-    threads contend for.)
+    Inlined into its callers, so that the arrays it reads cost no reference counts.
     """
     n_cols = order.shape[0]
-    full = np.uint32((1 << n_rows) - 1)
     row_bits = np.uint32(ROW_BITS)
-    ordinary_open = False
-    hand_open = False
-    late_open = False
-    non_counter_open = False
-    non_announce_open = False
+    # Pass 1: which column classes have a row their order rule allows.
+    open_kinds = 0
     for c in range(n_cols):
         entry = order[c, filled[g, p, c]]
         if entry & row_bits:
-            k = entry >> KIND_SHIFT
-            ordinary_open |= k == ORDINARY
-            hand_open |= k == HAND
-            late_open |= k == LATE
-            non_counter_open |= k != COUNTER
-            non_announce_open |= k != ANNOUNCE
-    free = announced < 0 and answer < 0
-    first = roll == 1 and free
-    second = roll == 2 and free
-    any_announce = False
-    for c in range(n_cols):
-        entry = order[c, filled[g, p, c]]
-        k = entry >> KIND_SHIFT
-        a = np.uint32(0)
-        if (k == ANNOUNCE and first) or (k == COUNTER and first and not non_counter_open):
-            a = entry & row_bits
-        elif k == LATE and second:
-            a = entry & row_bits
-        out[i, 1, c] = a
-        any_announce |= a != 0
-    pass_ok = ordinary_open or (first and (hand_open or (late_open and rolls_allowed >= 2)))
-    must = any_announce and not pass_ok
-    upper = np.uint32((1 << NUMBER_ROWS) - 1)
-    for c in range(n_cols):
-        entry = order[c, filled[g, p, c]]
-        k = entry >> KIND_SHIFT
-        f = np.uint32(0)
-        if announced >= 0:
-            if announced // n_rows == c:
-                f = np.uint32(1) << np.uint32(announced % n_rows)
-        elif answer >= 0:
-            if answer // n_rows == c:
-                f = np.uint32(1) << np.uint32(answer % n_rows)
-        elif not must:
-            if k == ORDINARY or (k == HAND and roll == 1):
-                f = entry & row_bits
-            elif k == ANNOUNCE and pure_hand and pure and non_announce_open:
-                f = entry & row_bits
-            if forced_joker and face > 0 and (filled[g, p, c] >> np.uint32(yz_row)) & np.uint32(1):
-                open_rows = ~filled[g, p, c] & full
-                face_bit = np.uint32(1) << np.uint32(face - 1)
-                if open_rows & face_bit:
-                    f &= face_bit
-                elif open_rows & ~upper:
-                    f &= ~upper
-                else:
-                    f &= upper
-        out[i, 0, c] = f
+            open_kinds |= 1 << (entry >> KIND_SHIFT)
+    ordinary_open = open_kinds & (1 << ORDINARY) != 0
+    late_open = open_kinds & (1 << LATE) != 0
     committed = announced >= 0 or answer >= 0
+    first = roll == 1 and not committed
+    # Classes whose rows may be announced now, and whether announcing is the only way on.
+    announcing = 0
+    if first:
+        announcing |= 1 << ANNOUNCE
+        if open_kinds == 1 << COUNTER:
+            announcing |= 1 << COUNTER
+    elif roll == 2 and not committed:
+        announcing |= 1 << LATE
+    announcing &= open_kinds
+    pass_ok = ordinary_open or (first and (
+        open_kinds & (1 << HAND) != 0 or (late_open and rolls_allowed >= 2)))
+    must = announcing != 0 and not pass_ok
+    # Classes whose allowed rows may be filled now.
+    filling = 0
+    if not committed and not must:
+        filling = 1 << ORDINARY
+        if roll == 1:
+            filling |= 1 << HAND
+        if pure_hand and pure and open_kinds & ~(1 << ANNOUNCE) != 0:
+            filling |= 1 << ANNOUNCE
+    cell = announced if announced >= 0 else answer
+    # Pass 2: the bitmasks of each column.
+    for c in range(n_cols):
+        own = filled[g, p, c]
+        entry = order[c, own]
+        bits = entry & row_bits
+        kind_bit = 1 << (entry >> KIND_SHIFT)
+        out[i, 1, c] = bits if announcing & kind_bit else np.uint32(0)
+        if committed:
+            f = np.uint32(1) << np.uint32(cell % n_rows) if cell // n_rows == c else np.uint32(0)
+        elif filling & kind_bit:
+            f = bits
+            if forced_joker and face > 0 and (own >> np.uint32(yz_row)) & np.uint32(1):
+                f = forced_joker_rows(f, face)
+        else:
+            f = np.uint32(0)
+        out[i, 0, c] = f
     may_roll = roll < rolls_allowed and not must and (
         committed or ordinary_open or (late_open and roll == 1)
     )
     return must, may_roll
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, inline="always")
+def forced_joker_rows(rows, face):
+    """Rows of ``rows`` where the forced joker rule sends a Yahtzee of ``face``.
+
+    Its face's upper row if allowed, else the allowed lower rows, else the
+    allowed upper rows (which then score 0).
+    """
+    face_bit = np.uint32(1) << np.uint32(face - 1)
+    lower = rows & ~np.uint32((1 << NUMBER_ROWS) - 1)
+    if rows & face_bit:
+        return face_bit
+    return lower if lower else rows
+
+
+@njit(cache=True, inline="always")
+def _legal_one(i, games, state, consts, out, must_out, roll_out):
+    """``decision`` for ``games[i]``, written at position ``i`` of the outputs."""
+    filled, _, dice, roll, rolls_allowed, pure, announced, answer, player = state[:9]
+    g = games[i]
+    must, may_roll = decision(
+        filled, g, player[g], consts[0], out, i, roll[g], rolls_allowed[g], announced[g],
+        answer[g], pure[g], consts[5][dice[g]], consts[1], consts[15], consts[13], consts[14],
+    )
+    must_out[i] = must
+    roll_out[i] = may_roll
+
+
+@njit(cache=True)
 def legal(games, state, consts, out, must_out, roll_out):
     """``decision`` for each game of ``games``; outputs are indexed like ``games``."""
-    filled, _, dice, roll, rolls_allowed, pure, announced, answer, player = state[:9]
-    order, n_rows = consts[0], consts[1]
-    five_face, forced_joker, yz_row, pure_hand = consts[5], consts[13], consts[14], consts[15]
-    for i in prange(len(games)):
-        g = games[i]
-        must, may_roll = decision(
-            filled, g, player[g], order, out, i, roll[g], rolls_allowed[g], announced[g],
-            answer[g], pure[g], five_face[dice[g]], n_rows, pure_hand, forced_joker, yz_row,
-        )
-        must_out[i] = must
-        roll_out[i] = may_roll
+    for i in range(len(games)):
+        _legal_one(i, games, state, consts, out, must_out, roll_out)
 
 
 @njit(cache=True, parallel=True)
-def first_illegal(games, actions, state, consts):
-    """Position in ``games`` of the first illegal action, or -1."""
-    filled, _, dice, roll, rolls_allowed, pure, announced, answer, player = state[:9]
-    done = state[12]
-    order, n_rows = consts[0], consts[1]
-    five_face, keep_size, n_dice = consts[5], consts[7], consts[10]
-    forced_joker, yz_row, pure_hand = consts[13], consts[14], consts[15]
-    sub_keeps, n_sub_keeps = consts[18], consts[19]
-    n_cells = order.shape[0] * n_rows
-    n_keeps = len(keep_size)
-    out = np.zeros((len(games), 2, order.shape[0]), dtype=np.uint32)
-    legal_action = np.zeros(len(games), dtype=np.bool_)
-    one = np.uint32(1)
+def legal_parallel(games, state, consts, out, must_out, roll_out):
+    """``legal`` on all cores."""
     for i in prange(len(games)):
-        g = games[i]
-        a = actions[i]
-        if done[g] or a < 0 or a >= 2 * n_cells + n_keeps:
-            continue
-        _, may_roll = decision(
-            filled, g, player[g], order, out, i, roll[g], rolls_allowed[g], announced[g],
-            answer[g], pure[g], five_face[dice[g]], n_rows, pure_hand, forced_joker, yz_row,
-        )
-        if a < n_cells:
-            ok = (out[i, 0, a // n_rows] >> np.uint32(a % n_rows)) & one == one
-        elif a >= n_cells + n_keeps:
-            cell = a - n_cells - n_keeps
-            ok = (out[i, 1, cell // n_rows] >> np.uint32(cell % n_rows)) & one == one
-        else:
-            keep = a - n_cells
-            ok = False
-            if may_roll and keep_size[keep] < n_dice:
-                for j in range(n_sub_keeps[dice[g]]):
-                    ok |= sub_keeps[dice[g], j] == keep
-        legal_action[i] = ok
+        _legal_one(i, games, state, consts, out, must_out, roll_out)
+
+
+@njit(cache=True, inline="always")
+def _is_legal(i, games, actions, state, consts, out, must_out, roll_out):
+    """Whether ``actions[i]`` is legal in game ``games[i]``."""
+    g = games[i]
+    a = actions[i]
+    done, dice = state[12], state[2]
+    n_rows, keep_size, n_dice, sub_keeps, n_sub_keeps = consts[1], consts[7], consts[10], consts[18], consts[19]
+    n_cells = consts[0].shape[0] * n_rows
+    n_keeps = len(keep_size)
+    if done[g] or a < 0 or a >= 2 * n_cells + n_keeps:
+        return False
+    _legal_one(i, games, state, consts, out, must_out, roll_out)
+    one = np.uint32(1)
+    if a < n_cells:
+        return (out[i, 0, a // n_rows] >> np.uint32(a % n_rows)) & one == one
+    if a >= n_cells + n_keeps:
+        cell = a - n_cells - n_keeps
+        return (out[i, 1, cell // n_rows] >> np.uint32(cell % n_rows)) & one == one
+    keep = a - n_cells
+    if not roll_out[i] or keep_size[keep] >= n_dice:
+        return False
+    m = dice[g]
+    for j in range(n_sub_keeps[m]):
+        if sub_keeps[m, j] == keep:
+            return True
+    return False
+
+
+@njit(cache=True)
+def first_illegal(games, actions, state, consts, out, must_out, roll_out):
+    """Position in ``games`` of the first illegal action, or -1 (``out`` etc. are scratch)."""
     for i in range(len(games)):
-        if not legal_action[i]:
+        if not _is_legal(i, games, actions, state, consts, out, must_out, roll_out):
             return i
     return -1
 
 
 @njit(cache=True, parallel=True)
-def apply(games, actions, state, consts):
-    """Apply one action per game (distinct games): fill, keep and reroll, or announce.
+def illegal_parallel(games, actions, state, consts, out, must_out, roll_out):
+    """Whether each action is illegal, on all cores (``out`` etc. are scratch)."""
+    bad = np.zeros(len(games), dtype=np.bool_)
+    for i in prange(len(games)):
+        bad[i] = not _is_legal(i, games, actions, state, consts, out, must_out, roll_out)
+    return bad
+
+
+@njit(cache=True, inline="always")
+def _apply_one(i, games, actions, filled, cells, dice, roll, rolls_allowed, pure, announced,
+               answer, player, turn, last_announced, bonuses, done, base, consts):
+    """Apply ``actions[i]`` to game ``games[i]``: fill, keep and reroll, or announce.
 
     A fill passes the turn; the next turn starts at once with a roll of all dice.
     The pseudo-action ``START_TURN`` starts the current turn (a new game).
     """
-    (filled, cells, dice, roll, rolls_allowed, pure, announced, answer, player, turn,
-     last_announced, bonuses, done, base) = state
     (order, n_rows, n_players, scores, joker_scores, five_face, keeps_key, keep_size,
      prefix_key, key_to_keep, n_dice, first_full, has_jokers, _, yz_row, _,
      rolls, last_turn_rolls, _, _, popcount) = consts
     n_cols = order.shape[0]
     n_cells = n_cols * n_rows
     n_keeps = len(keep_size)
-    n_codes = np.uint64(6**n_dice)
     one = np.uint32(1)
-    for i in prange(len(games)):
-        g = games[i]
-        a = actions[i]
-        keep = 0
-        if a >= n_cells + n_keeps:  # announce
-            announced[g] = a - n_cells - n_keeps
-            continue
-        if a >= n_cells:  # keep and reroll the rest
-            keep = a - n_cells
-        else:
-            if a >= 0:  # fill the cell and pass the turn
-                p = player[g]
-                c = a // n_rows
-                r = a % n_rows
-                m = dice[g]
-                own = filled[g, p, c]
-                score = scores[m, r]
-                if has_jokers and five_face[m] > 0:
-                    yz_filled = (own >> np.uint32(yz_row)) & one == one
-                    upper_filled = (own >> np.uint32(five_face[m] - 1)) & one == one
-                    if yz_filled and upper_filled:
-                        score = joker_scores[m, r]
-                    if cells[g, p, c, yz_row] == 50:
-                        bonuses[g, p] += 1
-                cells[g, p, c, r] = score
-                filled[g, p, c] = own | (one << np.uint32(r))
-                last_announced[g, p] = announced[g] % n_rows if announced[g] >= 0 else -1
-                turn[g] += 1
-                player[g] = p + 1 if p + 1 < n_players else 0
-                if turn[g] >= n_players * n_cells:
-                    done[g] = True
-                    continue
-            # start the turn of the player to move
+    g = games[i]
+    a = actions[i]
+    keep = 0
+    if a >= n_cells + n_keeps:  # announce
+        announced[g] = a - n_cells - n_keeps
+        return
+    if a >= n_cells:  # keep and reroll the rest
+        keep = a - n_cells
+    else:
+        if a >= 0:  # fill the cell and pass the turn
             p = player[g]
-            roll[g] = 0
-            announced[g] = -1
-            answer[g] = -1
+            c = a // n_rows
+            r = a % n_rows
+            m = dice[g]
+            own = filled[g, p, c]
+            score = scores[m, r]
+            if has_jokers and five_face[m] > 0:
+                yz_filled = (own >> np.uint32(yz_row)) & one == one
+                upper_filled = (own >> np.uint32(five_face[m] - 1)) & one == one
+                if yz_filled and upper_filled:
+                    score = joker_scores[m, r]
+                if cells[g, p, c, yz_row] == 50:
+                    bonuses[g, p] += 1
+            cells[g, p, c, r] = score
+            filled[g, p, c] = own | (one << np.uint32(r))
+            last_announced[g, p] = announced[g] % n_rows if announced[g] >= 0 else -1
+            turn[g] += 1
+            player[g] = p + 1 if p + 1 < n_players else 0
+            if turn[g] >= n_players * n_cells:
+                done[g] = True
+                return
+        # start the turn of the player to move
+        p = player[g]
+        roll[g] = 0
+        announced[g] = -1
+        answer[g] = -1
+        rolls_allowed[g] = rolls
+        if last_turn_rolls != rolls:
             open_cells = 0
             for c in range(n_cols):
                 open_cells += n_rows - popcount[filled[g, p, c]]
-            rolls_allowed[g] = last_turn_rolls if open_cells == 1 else rolls
-            previous = last_announced[g, p - 1 if p > 0 else n_players - 1]
-            if n_players > 1 and previous >= 0:
-                for c in range(n_cols):
-                    counter = order[c, 0] >> KIND_SHIFT == COUNTER
-                    if answer[g] < 0 and counter and (filled[g, p, c] >> np.uint32(previous)) & one == 0:
-                        answer[g] = c * n_rows + previous
-        # roll the dice outside ``keep``
-        roll[g] += 1
-        code = counter_hash(base[g], turn[g], roll[g], 0) % n_codes
-        key = keeps_key[keep] + prefix_key[n_dice - keep_size[keep], code]
-        dice[g] = key_to_keep[key] - first_full
-        pure[g] = keep_size[keep] == 0
+            if open_cells == 1:
+                rolls_allowed[g] = last_turn_rolls
+        previous = last_announced[g, p - 1 if p > 0 else n_players - 1]
+        if n_players > 1 and previous >= 0:
+            for c in range(n_cols):
+                counter = order[c, 0] >> KIND_SHIFT == COUNTER
+                if counter and (filled[g, p, c] >> np.uint32(previous)) & one == 0:
+                    answer[g] = c * n_rows + previous
+                    break
+    # roll the dice outside ``keep``
+    roll[g] += 1
+    code = counter_hash(base[g], turn[g], roll[g], 0) % np.uint64(6**n_dice)
+    key = keeps_key[keep] + prefix_key[n_dice - keep_size[keep], code]
+    dice[g] = key_to_keep[key] - first_full
+    pure[g] = keep_size[keep] == 0
+
+
+@njit(cache=True)
+def apply(games, actions, state, consts):
+    """Apply one action per game (distinct games), see ``_apply_one``."""
+    (filled, cells, dice, roll, rolls_allowed, pure, announced, answer, player, turn,
+     last_announced, bonuses, done, base) = state
+    for i in range(len(games)):
+        _apply_one(i, games, actions, filled, cells, dice, roll, rolls_allowed, pure, announced,
+                   answer, player, turn, last_announced, bonuses, done, base, consts)
+
+
+@njit(cache=True, parallel=True)
+def apply_parallel(games, actions, filled, cells, dice, roll, rolls_allowed, pure, announced,
+                   answer, player, turn, last_announced, bonuses, done, base, consts):
+    """``apply`` on all cores. The state arrays come one by one: a parallel loop loses
+    its writes to arrays unpacked from a tuple (numba issue 5872)."""
+    for i in prange(len(games)):
+        _apply_one(i, games, actions, filled, cells, dice, roll, rolls_allowed, pure, announced,
+                   answer, player, turn, last_announced, bonuses, done, base, consts)
 
 
 @njit(cache=True)

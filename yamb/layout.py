@@ -19,7 +19,7 @@ from functools import cached_property
 import numpy as np
 
 from yamb.columns import ANNOUNCE_ROLL, ORDINARY_KINDS, check_kind, fillable_table
-from yamb.errors import UnknownColumnError, UnknownRowError
+from yamb.errors import UnknownColumnError, UnknownRowError, YambError
 from yamb.rules import Rules
 
 ALL_BITS = np.uint32(0xFFFFFFFF)
@@ -44,7 +44,7 @@ class Layout:
         for kind in self.columns:
             check_kind(kind)
         if self.players < 1:
-            raise ValueError(f"players must be at least 1, not {self.players}")
+            raise YambError(f"players must be at least 1, not {self.players}")
         if "counter_announce" in self.columns and self.players < 2:
             raise UnknownColumnError("counter_announce columns need at least two players")
 
