@@ -76,19 +76,28 @@ class _Column:
             total = comps[:, 0] + score
             points += score + spec.bonus * ((comps[:, 0] < spec.bonus_threshold) & (total >= spec.bonus_threshold))
             nxt[:, 0] = np.minimum(total, spec.bonus_threshold)
-            if all(f in filled_after for f in range(N_NUMBER_ROWS)):
-                nxt[:, 0] = 0
         elif r not in self.spread_rows:
             points += score
         if r in self.spread_rows:
             nxt[:, 1 + self.spread_rows.index(r)] = score
-            known = [f in filled_after for f in self.spread_rows]
-            if all(known):
+            if all(f in filled_after for f in self.spread_rows):
                 points += self.difference[nxt[:, 1], nxt[:, 2], nxt[:, 3]]
-                nxt[:, 1:] = 0
-            elif sum(known) == 2:
-                self.merge_twins(nxt, known.index(False))
+        self.forget(filled_after, nxt)
         return nxt, points
+
+    def forget(self, filled: set[int], comps: np.ndarray) -> None:
+        """Drop from ``comps`` (in place) what the column no longer needs once ``filled`` are filled.
+
+        The numbers sum once every number row is filled; the spread scores once the
+        difference is earned; of two known spread scores, all but the future difference.
+        """
+        if all(f in filled for f in range(N_NUMBER_ROWS)):
+            comps[:, 0] = 0
+        known = [f in filled for f in self.spread_rows]
+        if known and all(known):
+            comps[:, 1:] = 0
+        elif sum(known) == 2:
+            self.merge_twins(comps, known.index(False))
 
     def merge_twins(self, comps: np.ndarray, missing: int) -> None:
         """Replace the two known spread scores by the first pair with the same future difference."""
@@ -148,17 +157,10 @@ class ColumnSolution:
         for j, r in enumerate(col.spread_rows):
             comps[:, 1 + j] = cells[:, r]  # open cells hold 0
         for pos in np.unique(position):
-            done = set(col.order[:pos])
             at = position == pos
-            if all(f in done for f in range(N_NUMBER_ROWS)):
-                comps[at, 0] = 0
-            known = [f in done for f in col.spread_rows]
-            if all(known):
-                comps[at, 1:] = 0
-            elif sum(known) == 2:
-                merged = comps[at]
-                col.merge_twins(merged, known.index(False))
-                comps[at] = merged
+            part = comps[at]
+            col.forget(set(col.order[:pos]), part)
+            comps[at] = part
         return position, comps
 
     def value(self, position: np.ndarray, comps: np.ndarray) -> np.ndarray:

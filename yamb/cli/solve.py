@@ -12,7 +12,6 @@ HELP = "solve a one-column table exactly (yatzy, yahtzee; or one down/up column)
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_table_arguments(parser)
-    parser.set_defaults(preset="yahtzee")
     parser.add_argument("--cached", action="store_true", help="reuse a cached solution instead of solving")
     parser.add_argument("--games", type=int, default=0,
                         help="also play N games optimally on the engine and summarize the scores")
