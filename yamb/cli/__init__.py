@@ -14,7 +14,7 @@ import sys
 
 from yamb.errors import YambError
 
-COMMANDS = ("score", "simulate", "bench", "play", "expected-scores", "solve")
+COMMANDS = ("score", "simulate", "bench", "play", "expected-scores", "solve", "compare")
 
 
 def build_parser() -> argparse.ArgumentParser:

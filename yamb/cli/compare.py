@@ -1,0 +1,106 @@
+"""``yamb compare``: several players on the same dice, with statistics, per-row means and tests."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from yamb.cli.options import add_table_arguments, layout_from
+
+HELP = "play the same games with several players and compare them (mean, sem, rows, wins, Mann-Whitney U)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("players", nargs="+", metavar="PLAYER", help="player names, e.g. greedy smart expectimax")
+    add_table_arguments(parser)
+    parser.add_argument("--games", type=int, default=10_000, help="games per player (default 10000)")
+    parser.add_argument("--seed", type=int, default=0, help="dice seed, the same for every player (default 0)")
+    parser.add_argument("--batch-size", type=int, default=20_000, help="games per batch")
+    parser.add_argument("--json", action="store_true", help="print one JSON object keyed by player name")
+    parser.add_argument("--plot", metavar="FILE.png", help="save a histogram of the scores")
+
+
+def _tables(report: dict[str, dict], title: str) -> list:
+    from rich.table import Table
+
+    names = list(report)
+    stats = Table(title=title)
+    stats.add_column("player")
+    for key in ("mean", "std", "sem", "min", "p50", "max"):
+        stats.add_column(key, justify="right")
+    for name, r in report.items():
+        stats.add_row(name, *(f"{r[key]:.2f}" for key in ("mean", "std", "sem", "min", "p50", "max")))
+    rows = Table(title="mean score of each row (all columns)")
+    rows.add_column("row")
+    for name in names:
+        rows.add_column(name, justify="right")
+    for row in report[names[0]]["rows"]:
+        rows.add_row(row, *(f"{report[n]['rows'][row]:.2f}" for n in names))
+    out = [stats, rows]
+    if len(names) > 1:
+        for key, label, fmt in (("win_rate", "head to head: row beats column (ties count 1/2)", ".3f"),
+                                ("mann_whitney_p", "Mann-Whitney U p-value (two-sided)", ".3g")):
+            pairs = Table(title=label)
+            pairs.add_column("")
+            for name in names:
+                pairs.add_column(name, justify="right")
+            for name in names:
+                pairs.add_row(name, *("-" if o == name else format(report[name][key][o], fmt) for o in names))
+            out.append(pairs)
+    return out
+
+
+def _plot(scores: dict, path: str, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    low = min(int(s.min()) for s in scores.values())
+    high = max(int(s.max()) for s in scores.values())
+    bins = np.linspace(low, high + 1, 60)
+    for name, s in scores.items():
+        ax.hist(s, bins=bins, histtype="step", linewidth=1.5, label=f"{name} (mean {s.mean():.1f})")
+    ax.set_xlabel("final score")
+    ax.set_ylabel("games")
+    ax.set_title(title)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from robo_players.compare import check_names, play_games, report
+    from robo_players.registry import make_player
+    from yamb.errors import YambError
+
+    if args.games < 2:
+        raise YambError("--games must be at least 2")
+    if args.batch_size < 1:
+        raise YambError("--batch-size must be at least 1")
+    check_names(args.players)
+    layout = layout_from(args)
+    players = {name: make_player(name, layout) for name in args.players}
+    title = f"{args.preset} ({', '.join(layout.columns)}), {args.games:,} games, seed {args.seed}"
+    results = {}
+    with Progress(transient=True, disable=args.json) as progress:
+        for name, player in players.items():
+            task = progress.add_task(name, total=args.games)
+            results[name] = play_games(layout, player, args.games, seed=args.seed, batch_size=args.batch_size,
+                                       progress=lambda n, task=task: progress.advance(task, n))
+    out = report(layout, results)
+    if args.plot:
+        _plot({name: r.scores for name, r in results.items()}, args.plot, title)
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    console = Console()
+    for table in _tables(out, title):
+        console.print(table)
+    return 0
