@@ -7,6 +7,7 @@ from collections.abc import Callable
 from robo_players.base import Player
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.greedy import GreedyPlayer
+from robo_players.montecarlo import MonteCarloPlayer
 from robo_players.optimal import optimal_player
 from robo_players.random_player import RandomPlayer
 from robo_players.smart import SmartPlayer
@@ -19,6 +20,7 @@ PLAYERS: dict[str, Callable[[Layout], Player]] = {
     "smart": lambda layout: SmartPlayer(),
     "expectimax": ExpectimaxPlayer,
     "optimal": optimal_player,
+    "montecarlo": MonteCarloPlayer,
 }
 
 
