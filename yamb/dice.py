@@ -16,6 +16,8 @@ from math import factorial
 
 import numpy as np
 
+from yamb.errors import UnknownPresetError
+
 FACES = 6
 
 
@@ -85,7 +87,7 @@ def _sized_multisets(size: int) -> np.ndarray:
 def dice_tables(n_dice: int) -> DiceTables:
     """The tables for ``n_dice`` dice, computed once per process."""
     if n_dice not in (5, 6):
-        raise ValueError(f"dice must be 5 or 6, not {n_dice}")
+        raise UnknownPresetError(f"dice must be 5 or 6, not {n_dice}")
     faces = np.array(
         list(combinations_with_replacement(range(1, FACES + 1), n_dice)), dtype=np.int8
     )

@@ -10,8 +10,11 @@ on the batch it is played in, and games that share a stream share their luck
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from yamb import kernels
@@ -20,7 +23,7 @@ from yamb.errors import IllegalMoveError, YambError
 from yamb.layout import Layout
 
 _NO_CELL = -1
-PARALLEL_GAMES = 2_000  # kernels run on all cores for at least this many games
+PARALLEL_GAMES = 2_000  # kernels use all numba threads for at least this many games
 COLUMN_CLASS = {
     **{kind: kernels.ORDINARY for kind in ORDINARY_KINDS},
     "hand": kernels.HAND,
@@ -28,6 +31,20 @@ COLUMN_CLASS = {
     "late_announce": kernels.LATE,
     "counter_announce": kernels.COUNTER,
 }
+
+
+@contextmanager
+def _threads_for(n_games: int) -> Iterator[None]:
+    """Run kernels on one thread for small batches: waking other threads costs more than it saves."""
+    if n_games >= PARALLEL_GAMES:
+        yield
+        return
+    saved = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(saved)
 
 
 def _bits_to_cells(bits: np.ndarray, n_rows: int) -> np.ndarray:
@@ -93,7 +110,8 @@ class GameBatch:
         self.done = np.zeros(n, dtype=bool)
         self._rows = np.arange(n, dtype=np.int64)
         self._consts = self._constants()
-        kernels.apply(self._rows, np.full(n, kernels.START_TURN), self._state, self._consts)
+        with _threads_for(n):
+            kernels.apply(self._rows, np.full(n, kernels.START_TURN), *self._state, self._consts)
 
     # ----------------------------------------------------------------- kernel plumbing
     @property
@@ -142,8 +160,8 @@ class GameBatch:
             must_announce=np.zeros(n, dtype=bool),
             may_roll=np.zeros(n, dtype=bool),
         )
-        legal = kernels.legal_parallel if len(games) >= PARALLEL_GAMES else kernels.legal
-        legal(games, self._state, self._consts, bits, out.must_announce, out.may_roll)
+        with _threads_for(len(games)):
+            kernels.legal(games, self._state, self._consts, bits, out.must_announce, out.may_roll)
         done = self.done[games]
         out.fill_bits[done] = 0
         out.announce_bits[done] = 0
@@ -180,27 +198,24 @@ class GameBatch:
             actions = np.asarray(actions)[games]
         games = np.asarray(games, dtype=np.int64)
         actions = np.asarray(actions, dtype=np.int64).reshape(games.shape)
-        parallel = len(games) >= PARALLEL_GAMES
-        if check:
-            bad = self._first_illegal(games, actions, parallel)
-            if bad >= 0:
-                raise IllegalMoveError(self.explain_illegal(int(games[bad]), int(actions[bad])))
-        if parallel:
-            kernels.apply_parallel(games, actions, *self._state, self._consts)
-        else:
-            kernels.apply(games, actions, self._state, self._consts)
+        with _threads_for(len(games)):
+            if check:
+                self._check(games, actions)
+            kernels.apply(games, actions, *self._state, self._consts)
 
-    def _first_illegal(self, games: np.ndarray, actions: np.ndarray, parallel: bool) -> int:
-        """Position in ``games`` of the first illegal action, or -1."""
+    def _check(self, games: np.ndarray, actions: np.ndarray) -> None:
+        """Raise ``IllegalMoveError`` for the first illegal action, if any."""
         n = len(games)
-        if len(np.unique(games)) != n:
+        increasing = bool((games[1:] > games[:-1]).all())
+        if not increasing and len(np.unique(games)) != n:
             raise IllegalMoveError("each game may take only one action per step")
+        bad = np.zeros(n, dtype=bool)
         scratch = (np.zeros((n, 2, self.layout.n_columns), dtype=np.uint32),
                    np.zeros(n, dtype=bool), np.zeros(n, dtype=bool))
-        if not parallel:
-            return kernels.first_illegal(games, actions, self._state, self._consts, *scratch)
-        bad = np.flatnonzero(kernels.illegal_parallel(games, actions, self._state, self._consts, *scratch))
-        return int(bad[0]) if len(bad) else -1
+        kernels.illegal(games, actions, self._state, self._consts, *scratch, bad)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise IllegalMoveError(self.explain_illegal(int(games[i]), int(actions[i])))
 
     def explain_illegal(self, game: int, action: int) -> str:
         """One sentence naming the rule that ``action`` breaks in ``game``."""

@@ -5,12 +5,22 @@ announce, whether it must announce, whether it may roll again (``decision``),
 and what an action does to a game (``apply``). ``yamb.engine.GameBatch`` is the
 readable face of these functions and documents the arrays.
 
-Performance note: numba counts references of every array passed to a function
-(about 10 ns per array per call, far more when threads contend for the count).
-Per-game helpers therefore take few arrays and index them rather than slicing
-views; the kernels unpack the engine's state and constant tuples once, outside
-their loops. Loops over games run on all cores (``prange``); games are
-independent, so the results do not depend on the number of threads.
+Performance notes:
+- numba counts references of every array passed to a function that is not
+  inlined (about 10 ns per array per call, far more when threads contend for
+  the count). ``decision`` is therefore inlined into its callers, and the
+  kernels unpack the engine's state and constant tuples once, outside their
+  loops.
+- Loops over games run on all numba threads (``prange``); games are
+  independent, so the results do not depend on the number of threads. The
+  engine runs small batches on one thread (waking threads costs more).
+- A parallel loop may silently lose its writes to arrays unpacked from a tuple
+  (numba issue 5872), so ``apply`` takes the state arrays one by one; the
+  other kernels write only to arrays passed directly.
+- numba caches a compiled function per source file and does not notice when a
+  function it calls changes in another file: after editing this module, delete
+  the ``__pycache__/*.nbi`` and ``*.nbc`` files of modules whose compiled code
+  calls ``decision`` or ``counter_hash`` (the players), or they keep the old copy.
 
 State tuple: filled, cells, dice, roll, rolls_allowed, pure, announced, answer,
 player, turn, last_announced, bonuses, done, base.
@@ -139,86 +149,61 @@ def forced_joker_rows(rows, face):
     return lower if lower else rows
 
 
-@njit(cache=True, inline="always")
-def _legal_one(i, games, state, consts, out, must_out, roll_out):
-    """``decision`` for ``games[i]``, written at position ``i`` of the outputs."""
-    filled, _, dice, roll, rolls_allowed, pure, announced, answer, player = state[:9]
-    g = games[i]
-    must, may_roll = decision(
-        filled, g, player[g], consts[0], out, i, roll[g], rolls_allowed[g], announced[g],
-        answer[g], pure[g], consts[5][dice[g]], consts[1], consts[15], consts[13], consts[14],
-    )
-    must_out[i] = must
-    roll_out[i] = may_roll
-
-
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def legal(games, state, consts, out, must_out, roll_out):
     """``decision`` for each game of ``games``; outputs are indexed like ``games``."""
-    for i in range(len(games)):
-        _legal_one(i, games, state, consts, out, must_out, roll_out)
+    filled, _, dice, roll, rolls_allowed, pure, announced, answer, player = state[:9]
+    order, n_rows = consts[0], consts[1]
+    five_face, forced_joker, yz_row, pure_hand = consts[5], consts[13], consts[14], consts[15]
+    for i in prange(len(games)):
+        g = games[i]
+        must, may_roll = decision(
+            filled, g, player[g], order, out, i, roll[g], rolls_allowed[g], announced[g],
+            answer[g], pure[g], five_face[dice[g]], n_rows, pure_hand, forced_joker, yz_row,
+        )
+        must_out[i] = must
+        roll_out[i] = may_roll
 
 
 @njit(cache=True, parallel=True)
-def legal_parallel(games, state, consts, out, must_out, roll_out):
-    """``legal`` on all cores."""
-    for i in prange(len(games)):
-        _legal_one(i, games, state, consts, out, must_out, roll_out)
+def illegal(games, actions, state, consts, out, must_out, roll_out, bad):
+    """Set ``bad[i]`` when ``actions[i]`` is illegal in game ``games[i]``.
 
-
-@njit(cache=True, inline="always")
-def _is_legal(i, games, actions, state, consts, out, must_out, roll_out):
-    """Whether ``actions[i]`` is legal in game ``games[i]``."""
-    g = games[i]
-    a = actions[i]
-    done, dice = state[12], state[2]
+    ``out``, ``must_out`` and ``roll_out`` are scratch space for ``legal``.
+    """
+    legal(games, state, consts, out, must_out, roll_out)
+    dice, done = state[2], state[12]
     n_rows, keep_size, n_dice, sub_keeps, n_sub_keeps = consts[1], consts[7], consts[10], consts[18], consts[19]
     n_cells = consts[0].shape[0] * n_rows
     n_keeps = len(keep_size)
-    if done[g] or a < 0 or a >= 2 * n_cells + n_keeps:
-        return False
-    _legal_one(i, games, state, consts, out, must_out, roll_out)
     one = np.uint32(1)
-    if a < n_cells:
-        return (out[i, 0, a // n_rows] >> np.uint32(a % n_rows)) & one == one
-    if a >= n_cells + n_keeps:
-        cell = a - n_cells - n_keeps
-        return (out[i, 1, cell // n_rows] >> np.uint32(cell % n_rows)) & one == one
-    keep = a - n_cells
-    if not roll_out[i] or keep_size[keep] >= n_dice:
-        return False
-    m = dice[g]
-    for j in range(n_sub_keeps[m]):
-        if sub_keeps[m, j] == keep:
-            return True
-    return False
-
-
-@njit(cache=True)
-def first_illegal(games, actions, state, consts, out, must_out, roll_out):
-    """Position in ``games`` of the first illegal action, or -1 (``out`` etc. are scratch)."""
-    for i in range(len(games)):
-        if not _is_legal(i, games, actions, state, consts, out, must_out, roll_out):
-            return i
-    return -1
+    for i in prange(len(games)):
+        g = games[i]
+        a = actions[i]
+        ok = False
+        if done[g] or a < 0 or a >= 2 * n_cells + n_keeps:
+            ok = False
+        elif a < n_cells:
+            ok = (out[i, 0, a // n_rows] >> np.uint32(a % n_rows)) & one == one
+        elif a >= n_cells + n_keeps:
+            cell = a - n_cells - n_keeps
+            ok = (out[i, 1, cell // n_rows] >> np.uint32(cell % n_rows)) & one == one
+        elif roll_out[i] and keep_size[a - n_cells] < n_dice:
+            m = dice[g]
+            for j in range(n_sub_keeps[m]):
+                ok |= sub_keeps[m, j] == a - n_cells
+        bad[i] = not ok
 
 
 @njit(cache=True, parallel=True)
-def illegal_parallel(games, actions, state, consts, out, must_out, roll_out):
-    """Whether each action is illegal, on all cores (``out`` etc. are scratch)."""
-    bad = np.zeros(len(games), dtype=np.bool_)
-    for i in prange(len(games)):
-        bad[i] = not _is_legal(i, games, actions, state, consts, out, must_out, roll_out)
-    return bad
-
-
-@njit(cache=True, inline="always")
-def _apply_one(i, games, actions, filled, cells, dice, roll, rolls_allowed, pure, announced,
-               answer, player, turn, last_announced, bonuses, done, base, consts):
-    """Apply ``actions[i]`` to game ``games[i]``: fill, keep and reroll, or announce.
+def apply(games, actions, filled, cells, dice, roll, rolls_allowed, pure, announced, answer,
+          player, turn, last_announced, bonuses, done, base, consts):
+    """Apply one action per game (distinct games): fill, keep and reroll, or announce.
 
     A fill passes the turn; the next turn starts at once with a roll of all dice.
-    The pseudo-action ``START_TURN`` starts the current turn (a new game).
+    The pseudo-action ``START_TURN`` starts the current turn (a new game). The
+    state arrays come one by one: a parallel loop may lose its writes to arrays
+    unpacked from a tuple (numba issue 5872).
     """
     (order, n_rows, n_players, scores, joker_scores, five_face, keeps_key, keep_size,
      prefix_key, key_to_keep, n_dice, first_full, has_jokers, _, yz_row, _,
@@ -226,83 +211,65 @@ def _apply_one(i, games, actions, filled, cells, dice, roll, rolls_allowed, pure
     n_cols = order.shape[0]
     n_cells = n_cols * n_rows
     n_keeps = len(keep_size)
+    n_codes = np.uint64(6**n_dice)
     one = np.uint32(1)
-    g = games[i]
-    a = actions[i]
-    keep = 0
-    if a >= n_cells + n_keeps:  # announce
-        announced[g] = a - n_cells - n_keeps
-        return
-    if a >= n_cells:  # keep and reroll the rest
-        keep = a - n_cells
-    else:
-        if a >= 0:  # fill the cell and pass the turn
-            p = player[g]
-            c = a // n_rows
-            r = a % n_rows
-            m = dice[g]
-            own = filled[g, p, c]
-            score = scores[m, r]
-            if has_jokers and five_face[m] > 0:
-                yz_filled = (own >> np.uint32(yz_row)) & one == one
-                upper_filled = (own >> np.uint32(five_face[m] - 1)) & one == one
-                if yz_filled and upper_filled:
-                    score = joker_scores[m, r]
-                if cells[g, p, c, yz_row] == 50:
-                    bonuses[g, p] += 1
-            cells[g, p, c, r] = score
-            filled[g, p, c] = own | (one << np.uint32(r))
-            last_announced[g, p] = announced[g] % n_rows if announced[g] >= 0 else -1
-            turn[g] += 1
-            player[g] = p + 1 if p + 1 < n_players else 0
-            if turn[g] >= n_players * n_cells:
-                done[g] = True
-                return
-        # start the turn of the player to move
-        p = player[g]
-        roll[g] = 0
-        announced[g] = -1
-        answer[g] = -1
-        rolls_allowed[g] = rolls
-        if last_turn_rolls != rolls:
-            open_cells = 0
-            for c in range(n_cols):
-                open_cells += n_rows - popcount[filled[g, p, c]]
-            if open_cells == 1:
-                rolls_allowed[g] = last_turn_rolls
-        previous = last_announced[g, p - 1 if p > 0 else n_players - 1]
-        if n_players > 1 and previous >= 0:
-            for c in range(n_cols):
-                counter = order[c, 0] >> KIND_SHIFT == COUNTER
-                if counter and (filled[g, p, c] >> np.uint32(previous)) & one == 0:
-                    answer[g] = c * n_rows + previous
-                    break
-    # roll the dice outside ``keep``
-    roll[g] += 1
-    code = counter_hash(base[g], turn[g], roll[g], 0) % np.uint64(6**n_dice)
-    key = keeps_key[keep] + prefix_key[n_dice - keep_size[keep], code]
-    dice[g] = key_to_keep[key] - first_full
-    pure[g] = keep_size[keep] == 0
-
-
-@njit(cache=True)
-def apply(games, actions, state, consts):
-    """Apply one action per game (distinct games), see ``_apply_one``."""
-    (filled, cells, dice, roll, rolls_allowed, pure, announced, answer, player, turn,
-     last_announced, bonuses, done, base) = state
-    for i in range(len(games)):
-        _apply_one(i, games, actions, filled, cells, dice, roll, rolls_allowed, pure, announced,
-                   answer, player, turn, last_announced, bonuses, done, base, consts)
-
-
-@njit(cache=True, parallel=True)
-def apply_parallel(games, actions, filled, cells, dice, roll, rolls_allowed, pure, announced,
-                   answer, player, turn, last_announced, bonuses, done, base, consts):
-    """``apply`` on all cores. The state arrays come one by one: a parallel loop loses
-    its writes to arrays unpacked from a tuple (numba issue 5872)."""
     for i in prange(len(games)):
-        _apply_one(i, games, actions, filled, cells, dice, roll, rolls_allowed, pure, announced,
-                   answer, player, turn, last_announced, bonuses, done, base, consts)
+        g = games[i]
+        a = actions[i]
+        keep = 0
+        if a >= n_cells + n_keeps:  # announce
+            announced[g] = a - n_cells - n_keeps
+            continue
+        if a >= n_cells:  # keep and reroll the rest
+            keep = a - n_cells
+        else:
+            if a >= 0:  # fill the cell and pass the turn
+                p = player[g]
+                c = a // n_rows
+                r = a % n_rows
+                m = dice[g]
+                own = filled[g, p, c]
+                score = scores[m, r]
+                if has_jokers and five_face[m] > 0:
+                    yz_filled = (own >> np.uint32(yz_row)) & one == one
+                    upper_filled = (own >> np.uint32(five_face[m] - 1)) & one == one
+                    if yz_filled and upper_filled:
+                        score = joker_scores[m, r]
+                    if cells[g, p, c, yz_row] == 50:
+                        bonuses[g, p] += 1
+                cells[g, p, c, r] = score
+                filled[g, p, c] = own | (one << np.uint32(r))
+                last_announced[g, p] = announced[g] % n_rows if announced[g] >= 0 else -1
+                turn[g] += 1
+                player[g] = p + 1 if p + 1 < n_players else 0
+                if turn[g] >= n_players * n_cells:
+                    done[g] = True
+                    continue
+            # start the turn of the player to move
+            p = player[g]
+            roll[g] = 0
+            announced[g] = -1
+            answer[g] = -1
+            rolls_allowed[g] = rolls
+            if last_turn_rolls != rolls:
+                open_cells = 0
+                for c in range(n_cols):
+                    open_cells += n_rows - popcount[filled[g, p, c]]
+                if open_cells == 1:
+                    rolls_allowed[g] = last_turn_rolls
+            previous = last_announced[g, p - 1 if p > 0 else n_players - 1]
+            if n_players > 1 and previous >= 0:
+                for c in range(n_cols):
+                    counter = order[c, 0] >> KIND_SHIFT == COUNTER
+                    if counter and (filled[g, p, c] >> np.uint32(previous)) & one == 0:
+                        answer[g] = c * n_rows + previous
+                        break
+        # roll the dice outside ``keep``
+        roll[g] += 1
+        code = counter_hash(base[g], turn[g], roll[g], 0) % n_codes
+        key = keeps_key[keep] + prefix_key[n_dice - keep_size[keep], code]
+        dice[g] = key_to_keep[key] - first_full
+        pure[g] = keep_size[keep] == 0
 
 
 @njit(cache=True)
