@@ -14,7 +14,7 @@ import sys
 
 from yamb.errors import YambError
 
-COMMANDS = ("score", "simulate", "bench", "play", "expected-scores", "solve", "compare")
+COMMANDS = ("score", "simulate", "bench", "play", "expected-scores", "solve", "compare", "evolve", "export")
 
 
 def build_parser() -> argparse.ArgumentParser:

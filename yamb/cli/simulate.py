@@ -13,7 +13,8 @@ HELP = "play N solitaire games with a player and print score statistics"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_table_arguments(parser)
-    parser.add_argument("--player", default="random", help="player name (default random)")
+    parser.add_argument("--player", default="random",
+                        help="player name (default random) or a weights file (.pt, .safetensors, .onnx, .npz)")
     parser.add_argument("--games", type=int, default=10_000, help="number of games (default 10000)")
     parser.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
     parser.add_argument("--batch-size", type=int, default=20_000, help="games per batch")
@@ -25,6 +26,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import Progress
     from rich.table import Table
 
+    from robo_players.neural.build import is_weights_file, load_player
     from robo_players.registry import make_player
     from robo_players.simulate import simulate, summary
     from yamb.errors import YambError
@@ -32,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     if args.games < 1:
         raise YambError("--games must be at least 1")
     layout = layout_from(args)
-    player = make_player(args.player, layout)
+    player = load_player(args.player, layout) if is_weights_file(args.player) else make_player(args.player, layout)
     start = time.perf_counter()
     with Progress(transient=True, disable=args.json) as progress:
         task = progress.add_task(f"{player.name} on {args.preset}", total=args.games)

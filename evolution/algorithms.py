@@ -1,0 +1,129 @@
+"""The two evolutionary loops, one generation at a time, in the manner of DEAP's ``eaSimple``.
+
+GA, one generation::
+
+    play the population on this generation's dice       # fitness = mean score
+    hall_of_fame.update(population); logbook.record(statistics)
+    elite = copies of the best ``elite`` individuals
+    offspring = varAnd(select(population, n - elite), toolbox, cxpb, mutpb)
+    population = elite + offspring                      # every fitness invalid
+
+CMA-ES, one generation::
+
+    population = toolbox.generate()                     # cma.Strategy.generate
+    play the population; hall of fame; logbook
+    toolbox.update(population)                          # cma.Strategy.update
+
+Every generation rolls new dice, so every individual, elite included, is
+played again; all play the same dice (common random numbers). Open cells are
+valued by the shipped expected-score tables in generation 0 and by the
+averages of the previous generation's games afterwards.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+
+import numpy as np
+from deap import algorithms, base, tools
+
+from evolution.evaluate import GENERATION, Task, dice_seed, play_task
+from evolution.individual import Individual
+from evolution.operators import cx_blend, cx_sbx, mut_gaussian
+from evolution.state import RunState
+
+Map = Callable[[Callable, Iterable], Iterable]
+
+
+def make_toolbox(state: RunState, map_function: Map = map) -> base.Toolbox:
+    """Operators of ``state``'s algorithm; ``map`` is where worker processes plug in."""
+    c = state.config
+    toolbox = base.Toolbox()
+    toolbox.register("map", map_function)
+    toolbox.register("play", play_task)
+    if c.algorithm == "cma":
+        toolbox.register("generate", state.strategy.generate, Individual)
+        toolbox.register("update", state.strategy.update)
+        return toolbox
+    toolbox.register("select", tools.selTournament, tournsize=c.tournament)
+    if c.crossover == "blend":
+        toolbox.register("mate", cx_blend, alpha=c.blend_alpha, rng=state.rng)
+    else:
+        toolbox.register("mate", cx_sbx, eta=c.sbx_eta, rng=state.rng)
+    toolbox.register("mutate", mut_gaussian, sigma=c.mutation_sigma, indpb=c.mutation_indpb, rng=state.rng)
+    return toolbox
+
+
+def statistics() -> tools.Statistics:
+    stats = tools.Statistics(lambda ind: ind.fitness.values[0])
+    for name, function in (("avg", np.mean), ("std", np.std), ("min", np.min), ("max", np.max)):
+        stats.register(name, function)
+    return stats
+
+
+def play(
+    toolbox: base.Toolbox, state: RunState, genomes: np.ndarray, cell_values: np.ndarray,
+    games: int, seed: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Scores (P, games) of ``genomes`` with (P, CR) ``cell_values``, and the mean final score of each cell.
+
+    The population is cut into one task per worker; each task is one batched pass.
+    """
+    chunks = [idx for idx in np.array_split(np.arange(len(genomes)), state.config.workers) if len(idx)]
+    tasks = [Task(state.spec, genomes[idx].astype(np.float32), cell_values[idx].astype(np.float32),
+                  games, seed) for idx in chunks]
+    outcomes = list(toolbox.map(toolbox.play, tasks))
+    scores = np.concatenate([o.scores for o in outcomes])
+    return scores, sum(o.cell_sums for o in outcomes) / scores.size
+
+
+def evaluate(toolbox: base.Toolbox, state: RunState, population: list[Individual]) -> np.ndarray:
+    """Play ``population`` on this generation's dice: set fitnesses, move ``state.cell_values`` on."""
+    seed = dice_seed(state.config.seed, GENERATION, state.generation)
+    cell_values = np.tile(state.cell_values, (len(population), 1))
+    scores, cell_means = play(toolbox, state, np.asarray(population), cell_values, state.config.games, seed)
+    for ind, row in zip(population, scores):
+        ind.fitness.values = (float(row.mean()),)
+        ind.cell_values = state.cell_values.copy()
+    state.cell_values = cell_means
+    return scores
+
+
+def record(state: RunState, population: list[Individual], started: float) -> dict:
+    """Hall of fame, statistics and logbook after a generation was played."""
+    state.hall_of_fame.update(population)
+    entry = statistics().compile(population)
+    state.logbook.record(gen=state.generation, evals=len(population), seconds=time.perf_counter() - started,
+                         **entry)
+    state.generation += 1
+    return state.logbook[-1]
+
+
+def ga_generation(state: RunState, toolbox: base.Toolbox) -> dict:
+    """One generation of the GA; ``state.population`` becomes the next generation."""
+    c, started = state.config, time.perf_counter()
+    population = state.population
+    evaluate(toolbox, state, population)
+    entry = record(state, population, started)
+    elite = [toolbox.clone(ind) for ind in tools.selBest(population, c.elite)]
+    offspring = algorithms.varAnd(toolbox.select(population, len(population) - c.elite), toolbox,
+                                  c.cxpb, c.mutpb)
+    for ind in elite + offspring:
+        del ind.fitness.values
+    state.population = elite + offspring
+    return entry
+
+
+def cma_generation(state: RunState, toolbox: base.Toolbox) -> dict:
+    """One generation of CMA-ES: sample, play, update the strategy."""
+    started = time.perf_counter()
+    population = toolbox.generate()
+    evaluate(toolbox, state, population)
+    entry = record(state, population, started)
+    toolbox.update(population)
+    state.population = population
+    return entry
+
+
+GENERATIONS = {"ga": ga_generation, "cma": cma_generation}

@@ -1,0 +1,161 @@
+"""The settings of an evolution run: defaults, the ``quick`` and ``full`` presets, TOML files.
+
+A run's settings are built in layers: the defaults of ``EvolveConfig``, then a
+preset, then a TOML file (flat ``key = value`` lines with the field names
+below), then command-line overrides. The run directory keeps the result as
+``config.toml``, which ``--resume`` reads back.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+
+from robo_players.neural.networks import KINDS
+from yamb.errors import YambError
+
+ALGORITHMS = ("ga", "cma")
+CROSSOVERS = ("blend", "sbx")
+CMA_MAX_WEIGHTS = 2000  # CMA-ES keeps a full covariance matrix: n^2 memory, n^3 time per generation
+
+
+class ConfigError(YambError):
+    """A setting that does not exist or has an impossible value."""
+
+
+@dataclass(frozen=True)
+class EvolveConfig:
+    """Every setting of a run. ``game``, ``columns``, ``dice`` and ``joker`` choose the table
+    (empty or 0: the preset's default); ``run_preset`` records which preset the run started from."""
+
+    run_preset: str = "custom"
+    # the table
+    game: str = "yamb"
+    columns: list[str] = field(default_factory=list)
+    dice: int = 0
+    joker: str = ""
+    # the player
+    player: str = "direct"
+    hidden: list[int] = field(default_factory=lambda: [32])
+    # the algorithm
+    algorithm: str = "ga"
+    population: int = 200
+    generations: int = 100
+    games: int = 100
+    # GA: tournament selection, crossover, Gaussian mutation, elitism
+    tournament: int = 3
+    crossover: str = "blend"
+    cxpb: float = 0.5
+    blend_alpha: float = 0.3
+    sbx_eta: float = 10.0
+    mutpb: float = 0.9
+    mutation_sigma: float = 0.03
+    mutation_indpb: float = 0.1
+    elite: int = 2
+    # CMA-ES
+    cma_sigma: float = 0.05
+    # the hall of fame and the final check of the best player
+    hall_of_fame: int = 5
+    final_games: int = 2000
+    # reproducibility and resources
+    seed: int = 0
+    workers: int = 1
+    threads: int = 1
+
+    def validate(self) -> EvolveConfig:
+        """``self``, or a ``ConfigError`` naming the first impossible setting."""
+        checks = [
+            (self.player in KINDS, f"player must be one of {', '.join(KINDS)}, not {self.player!r}"),
+            (self.algorithm in ALGORITHMS, f"algorithm must be one of {', '.join(ALGORITHMS)}, not {self.algorithm!r}"),
+            (self.crossover in CROSSOVERS, f"crossover must be one of {', '.join(CROSSOVERS)}, not {self.crossover!r}"),
+            (self.population >= 2, "population must be at least 2"),
+            (self.generations >= 1, "generations must be at least 1"),
+            (self.games >= 1 and self.final_games >= 1, "games and final_games must be at least 1"),
+            (self.tournament >= 1, "tournament must be at least 1"),
+            (0 <= self.elite < self.population, "elite must be between 0 and population - 1"),
+            (0 <= self.cxpb <= 1 and 0 <= self.mutpb <= 1 and 0 <= self.mutation_indpb <= 1,
+             "cxpb, mutpb and mutation_indpb are probabilities between 0 and 1"),
+            (self.mutation_sigma >= 0 and self.cma_sigma > 0, "mutation_sigma must be >= 0 and cma_sigma > 0"),
+            (self.blend_alpha >= 0 and self.sbx_eta >= 0, "blend_alpha and sbx_eta must be >= 0"),
+            (self.hall_of_fame >= 1, "hall_of_fame must be at least 1"),
+            (self.workers >= 1 and self.threads >= 1, "workers and threads must be at least 1"),
+            (self.seed >= 0, "seed must be >= 0"),
+            (bool(self.hidden) and all(h >= 1 for h in self.hidden), "hidden must list positive layer sizes"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise ConfigError(message)
+        return self
+
+
+PRESETS: dict[str, dict] = {
+    # a few minutes on two cores: direct-policy networks visibly improve from their start
+    "quick": dict(player="direct", hidden=[16], algorithm="ga", population=40, games=40,
+                  generations=25, elite=2, final_games=1000),
+    # the long run: the search-guided player improved from expectimax
+    "full": dict(player="guided", hidden=[16], algorithm="ga", population=200, games=100,
+                 generations=200, mutation_sigma=0.01, final_games=10000),
+}
+
+
+def _coerce(name: str, value: object) -> object:
+    """``value`` converted to the type of field ``name``, or a ``ConfigError``."""
+    types = {f.name: f.type for f in fields(EvolveConfig)}
+    if name not in types:
+        raise ConfigError(f"unknown setting {name!r}; settings are {', '.join(types)}")
+    kind = types[name]
+    try:
+        if kind == "list[str]":
+            items = value.split(",") if isinstance(value, str) else list(value)
+            return [str(v).strip() for v in items if str(v).strip()]
+        if kind == "list[int]":
+            items = value.split(",") if isinstance(value, str) else list(value)
+            return [int(v) for v in items if str(v).strip()]
+        if kind == "int":
+            if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+                raise ValueError
+            return int(value)
+        if kind == "float":
+            return float(value)
+        return str(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"setting {name} = {value!r} is not a valid {kind}") from None
+
+
+def with_settings(config: EvolveConfig, settings: dict) -> EvolveConfig:
+    """``config`` with ``settings`` (name to value, values may be strings) applied."""
+    return replace(config, **{k: _coerce(k, v) for k, v in settings.items()})
+
+
+def from_preset(name: str) -> EvolveConfig:
+    if name not in PRESETS:
+        raise ConfigError(f"unknown run preset {name!r}; choose from {', '.join(PRESETS)}")
+    return with_settings(EvolveConfig(run_preset=name), PRESETS[name])
+
+
+def read_toml(path: Path) -> dict:
+    """The settings of a TOML file, or a ``ConfigError``."""
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"no such config file: {path}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: not valid TOML ({error})") from None
+
+
+def to_toml(config: EvolveConfig) -> str:
+    """The config as flat TOML (JSON literals of strings, numbers and lists are valid TOML)."""
+    lines = ["# yamb evolve settings (see evolution/config.py)"]
+    lines += [f"{k} = {json.dumps(v)}" for k, v in asdict(config).items()]
+    return "\n".join(lines) + "\n"
+
+
+def parse_assignment(text: str) -> tuple[str, str]:
+    """``KEY=VALUE`` from the command line."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"--set expects KEY=VALUE, not {text!r}")
+    return key.strip(), value.strip()

@@ -1,0 +1,67 @@
+"""Playing a population: one batched pass per chunk of individuals, all on the same dice.
+
+A ``Task`` is a chunk of the population with the dice seed of the generation.
+Every member of a task plays the dice streams ``0 .. games-1`` under that seed
+(common random numbers), so a member's scores do not depend on the chunk it
+is in, nor on the number of worker processes. ``toolbox.map`` runs the tasks:
+the builtin ``map`` in the process, or a process pool (``--workers``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from robo_players.base import play
+from robo_players.neural.build import population_player
+from robo_players.neural.networks import NetSpec
+from yamb.engine import GameBatch
+
+GENERATION, FINAL = 0, 1  # purposes of dice seeds
+
+
+def dice_seed(seed: int, purpose: int, index: int) -> int:
+    """The engine seed of generation ``index`` (or of the final check) of a run with ``seed``."""
+    state = np.random.SeedSequence([seed, purpose, index]).generate_state(1, dtype=np.uint64)
+    return int(state[0])
+
+
+@dataclass(frozen=True)
+class Task:
+    """Members of a population to play: genomes (p, D), cell values (p, CR), each on ``games`` games."""
+
+    spec: NetSpec
+    genomes: np.ndarray
+    cell_values: np.ndarray
+    games: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Final scores (p, games) and the sum over all games of each cell's final score (CR,)."""
+
+    scores: np.ndarray
+    cell_sums: np.ndarray
+
+
+def play_task(task: Task) -> Outcome:
+    """Play every member of ``task`` on the same ``games`` dice streams, in one batch."""
+    members = len(task.genomes)
+    layout = task.spec.layout()
+    batch = GameBatch(layout, members * task.games, seed=task.seed,
+                      streams=np.tile(np.arange(task.games, dtype=np.uint64), members))
+    player = population_player(task.spec, task.genomes, task.cell_values)
+    scores = play(batch, [player], check=False)[:, 0]
+    cell_sums = batch.cells[:, 0].reshape(len(scores), -1).sum(axis=0, dtype=np.float64)
+    return Outcome(scores.reshape(members, task.games), cell_sums)
+
+
+def init_worker(threads: int) -> None:
+    """Limit a worker process (or this one) to ``threads`` torch and numba threads."""
+    import numba
+    import torch
+
+    torch.set_num_threads(threads)
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))

@@ -1,0 +1,143 @@
+"""The end of a run: the hall of fame played again on fresh dice, and the files that report it.
+
+No individual is called best on the dice it was selected with: every
+hall-of-fame member plays ``final_games`` new games (the same dice for all,
+and for the ``expectimax`` reference), and the best mean wins.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from deap import base
+
+from evolution.algorithms import play
+from evolution.evaluate import FINAL, dice_seed
+from evolution.state import RunState
+from robo_players.expectimax import ExpectimaxPlayer
+from robo_players.neural.files import NeuralWeights, save_weights, write_atomically
+from robo_players.simulate import simulate, summary
+
+LOGBOOK_FILE = "logbook.csv"
+BEST_FILE = "best.pt"
+HALL_OF_FAME_FILE = "hall_of_fame.npz"
+SUMMARY_FILE = "summary.json"
+FITNESS_PLOT = "fitness.png"
+SCORES_PLOT = "scores.png"
+
+
+@dataclass
+class FinalCheck:
+    """Scores (H, games) of the hall of fame and (games,) of expectimax on the same fresh dice."""
+
+    seed: int
+    scores: np.ndarray
+    expectimax: np.ndarray
+
+    @property
+    def best(self) -> int:
+        return int(self.scores.mean(axis=1).argmax())
+
+
+def final_check(state: RunState, toolbox: base.Toolbox) -> FinalCheck:
+    """Play every hall-of-fame member (with its own cell values) and expectimax on fresh dice."""
+    c = state.config
+    members = list(state.hall_of_fame)
+    seed = dice_seed(c.seed, FINAL, 0)
+    cell_values = np.stack([m.cell_values for m in members])
+    scores, _ = play(toolbox, state, np.asarray(members), cell_values, c.final_games, seed)
+    layout = state.spec.layout()
+    reference = simulate(layout, ExpectimaxPlayer(layout), c.final_games, seed=seed, check=False)
+    return FinalCheck(seed, scores, reference)
+
+
+def write_logbook(state: RunState, run_dir: Path) -> None:
+    frame = pd.DataFrame(list(state.logbook), columns=state.logbook.header)
+    write_atomically(run_dir / LOGBOOK_FILE, lambda tmp: frame.to_csv(tmp, index=False))
+
+
+def _paired(a: np.ndarray, b: np.ndarray) -> dict:
+    diff = np.asarray(a, dtype=np.float64) - b
+    return {"mean": float(diff.mean()), "sem": float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else 0.0}
+
+
+def _axes():
+    """A figure and its axes, drawn without a display."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(figsize=(7, 4))
+
+
+def _save(fig, ax, path: Path, xlabel: str, ylabel: str, title: str) -> None:
+    import matplotlib.pyplot as plt
+
+    ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, format="png", dpi=100)
+    plt.close(fig)
+
+
+def plot_fitness(frame: pd.DataFrame, path: Path) -> None:
+    """Best, mean and spread (mean ± std) of the fitness per generation."""
+    fig, ax = _axes()
+    ax.fill_between(frame.gen, frame["avg"] - frame["std"], frame["avg"] + frame["std"], alpha=0.25,
+                    label="mean ± std")
+    ax.plot(frame.gen, frame["max"], label="best")
+    ax.plot(frame.gen, frame["avg"], label="mean")
+    _save(fig, ax, path, "generation", "mean score on the generation's dice", "fitness")
+
+
+def plot_scores(best: np.ndarray, reference: np.ndarray, path: Path) -> None:
+    """Histogram of the best player's final scores, expectimax's outlined."""
+    fig, ax = _axes()
+    bins = np.linspace(min(best.min(), reference.min()), max(best.max(), reference.max()) + 1, 40)
+    ax.hist(best, bins=bins, alpha=0.6, label=f"best evolved (mean {best.mean():.1f})")
+    ax.hist(reference, bins=bins, histtype="step", label=f"expectimax (mean {reference.mean():.1f})")
+    _save(fig, ax, path, "final score", "games", "final scores on fresh dice")
+
+
+def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_seconds: float) -> dict:
+    """Best weights, hall of fame, plots and summary of a finished run; returns the summary."""
+    c = state.config
+    members = list(state.hall_of_fame)
+    best, best_scores = members[check.best], check.scores[check.best]
+    info = {"fitness": float(best_scores.mean()), "seed": c.seed, "run_preset": c.run_preset,
+            "generation": state.generation, "games": c.final_games}
+    save_weights(NeuralWeights(state.spec, np.asarray(best, dtype=np.float32),
+                               best.cell_values.astype(np.float32), info), run_dir / BEST_FILE)
+
+    def write_hall(tmp: Path) -> None:
+        with open(tmp, "wb") as f:
+            np.savez(f, genomes=np.asarray(members), cell_values=np.stack([m.cell_values for m in members]),
+                     training_fitness=np.array([m.fitness.values[0] for m in members]),
+                     final_mean=check.scores.mean(axis=1))
+
+    write_atomically(run_dir / HALL_OF_FAME_FILE, write_hall)
+    frame = pd.DataFrame(list(state.logbook), columns=state.logbook.header)
+    write_atomically(run_dir / FITNESS_PLOT, lambda tmp: plot_fitness(frame, tmp))
+    write_atomically(run_dir / SCORES_PLOT, lambda tmp: plot_scores(best_scores, check.expectimax, tmp))
+    result = {
+        "config": asdict(c),
+        "player": c.player, "table": state.spec.table_name(), "weights": int(best.size),
+        "generations": state.generation,
+        "seconds_per_generation": float(frame.seconds.mean()),
+        "first_generation": {k: float(frame[k].iloc[0]) for k in ("avg", "max")},
+        "last_generation": {k: float(frame[k].iloc[-1]) for k in ("avg", "max")},
+        "final_check": {"games": c.final_games, "seed": check.seed, "seconds": check_seconds},
+        "best": {**summary(best_scores), "hall_of_fame_rank": check.best,
+                 "training_fitness": best.fitness.values[0]},
+        "hall_of_fame": [{"training_fitness": m.fitness.values[0], "final_mean": float(s.mean())}
+                         for m, s in zip(members, check.scores)],
+        "expectimax": summary(check.expectimax),
+        "best_minus_expectimax": _paired(best_scores, check.expectimax),
+    }
+    write_atomically(run_dir / SUMMARY_FILE, lambda tmp: tmp.write_text(json.dumps(result, indent=2) + "\n"))
+    return result

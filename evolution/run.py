@@ -1,0 +1,90 @@
+"""A run directory: start or resume a run, play its generations, check and save the best player.
+
+``RUN_DIR`` holds ``config.toml``, ``checkpoint.pkl`` (after every generation),
+``logbook.csv``, and when the run is done ``hall_of_fame.npz``, ``best.pt``
+(the best player's weights; ``yamb export`` converts it), ``fitness.png``,
+``scores.png`` and ``summary.json``. Every file is written atomically.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
+from dataclasses import replace
+from datetime import datetime
+from multiprocessing import get_context
+from pathlib import Path
+
+from evolution.algorithms import GENERATIONS, make_toolbox
+from evolution.config import ConfigError, EvolveConfig, read_toml, to_toml, with_settings
+from evolution.evaluate import init_worker
+from evolution.report import final_check, write_logbook, write_results
+from evolution.state import CHECKPOINT, RunState, load_checkpoint, new_state, save_checkpoint
+from robo_players.neural.files import write_atomically
+
+CONFIG_FILE = "config.toml"
+RESUMABLE = ("generations", "workers", "threads", "final_games")  # settings a resume may change
+
+Report = Callable[[RunState, dict], None]
+
+
+def default_run_dir(config: EvolveConfig, root: Path = Path("runs")) -> Path:
+    """``runs/<run preset>-<date>-<time>``, with a suffix if that exists."""
+    stem = f"{config.run_preset}-{datetime.now():%Y%m%d-%H%M%S}"
+    path, n = root / stem, 1
+    while path.exists():
+        n += 1
+        path = root / f"{stem}-{n}"
+    return path
+
+
+def start(config: EvolveConfig, run_dir: Path) -> RunState:
+    """A new run in ``run_dir`` (which must not hold one already)."""
+    if (run_dir / CHECKPOINT).exists():
+        raise ConfigError(f"{run_dir} already holds a run; resume it with --resume {run_dir}")
+    state = new_state(config.validate())
+    write_atomically(run_dir / CONFIG_FILE, lambda tmp: tmp.write_text(to_toml(config)))
+    return state
+
+
+def resume(run_dir: Path, changes: dict) -> RunState:
+    """The run saved in ``run_dir``, with ``changes`` to the settings a resume may change."""
+    other = sorted(set(changes) - set(RESUMABLE))
+    if other:
+        raise ConfigError(f"a resumed run keeps its settings; only {', '.join(RESUMABLE)} may change, not {', '.join(other)}")
+    state = load_checkpoint(run_dir)
+    saved = with_settings(EvolveConfig(), read_toml(run_dir / CONFIG_FILE))
+    if replace(saved, **{k: getattr(state.config, k) for k in RESUMABLE}) != state.config:
+        raise ConfigError(f"{run_dir / CONFIG_FILE} does not match the checkpoint; restore it or start a new run")
+    state.config = with_settings(state.config, changes).validate()
+    write_atomically(run_dir / CONFIG_FILE, lambda tmp: tmp.write_text(to_toml(state.config)))
+    return state
+
+
+def evolve(state: RunState, run_dir: Path, report: Report | None = None) -> dict:
+    """Play the remaining generations of ``state``, then check the hall of fame and write the results.
+
+    A checkpoint follows every generation; ``report(state, logbook entry)`` is
+    called after it (a progress line, or a test that interrupts the run).
+    """
+    c = state.config
+    init_worker(c.threads)
+    with ExitStack() as stack:
+        map_function = map
+        if c.workers > 1:
+            pool = stack.enter_context(ProcessPoolExecutor(
+                c.workers, mp_context=get_context("spawn"), initializer=init_worker, initargs=(c.threads,)))
+            map_function = pool.map
+        toolbox = make_toolbox(state, map_function)
+        generation = GENERATIONS[c.algorithm]
+        while state.generation < c.generations:
+            entry = generation(state, toolbox)
+            save_checkpoint(state, run_dir)
+            write_logbook(state, run_dir)
+            if report is not None:
+                report(state, entry)
+        started = time.perf_counter()
+        check = final_check(state, toolbox)
+    return write_results(state, check, run_dir, time.perf_counter() - started)

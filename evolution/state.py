@@ -1,0 +1,123 @@
+"""Everything a run carries from one generation to the next, and its checkpoint file.
+
+The checkpoint is this state pickled (``RunState``): the config, the number of
+generations done, the population, the CMA-ES strategy, the hall of fame, the
+logbook, the cell values of the next generation and every random state (the
+run's numpy generator for variation, Python's ``random`` for DEAP's selection
+and ``numpy.random`` for ``cma.Strategy``). It is written atomically after
+every generation, so ``--resume`` continues exactly where a run stopped.
+"""
+
+from __future__ import annotations
+
+import pickle
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from deap import cma, tools
+
+from evolution.config import CMA_MAX_WEIGHTS, ConfigError, EvolveConfig
+from evolution.individual import Individual
+from robo_players.cell_values import cell_model
+from robo_players.neural.files import write_atomically
+from robo_players.neural.networks import NetSpec
+from robo_players.neural.population import genome_size
+from yamb.errors import YambError
+from yamb.layout import layout
+from yamb.rules import rules
+
+CHECKPOINT = "checkpoint.pkl"
+CHECKPOINT_VERSION = 1
+
+
+class CheckpointError(YambError):
+    """A checkpoint that is missing, damaged, or from another version."""
+
+
+@dataclass
+class RunState:
+    config: EvolveConfig
+    spec: NetSpec
+    generation: int  # generations done
+    population: list[Individual]  # GA: the next generation to play
+    strategy: cma.Strategy | None  # CMA-ES only
+    hall_of_fame: tools.HallOfFame
+    logbook: tools.Logbook
+    cell_values: np.ndarray  # (CR,) the value of open cells in the next generation
+    rng: np.random.Generator  # variation operators
+    python_random: object = None  # random.getstate(), saved with the checkpoint
+    numpy_random: object = None  # np.random.get_state(), saved with the checkpoint
+
+
+def net_spec(config: EvolveConfig) -> NetSpec:
+    """The network spec of a run's table and player."""
+    r = rules(config.game, dice=config.dice or None, joker=config.joker or None)
+    lay = layout(r, config.columns or None)
+    return NetSpec.for_layout(config.player, lay, tuple(config.hidden))
+
+
+def expected_cell_values(spec: NetSpec) -> np.ndarray:
+    """(CR,) each cell's expected score from the shipped tables (generation 0's cell values)."""
+    lay = spec.layout()
+    return cell_model(lay.rules, lay.columns).expected.ravel().astype(np.float64)
+
+
+def new_state(config: EvolveConfig) -> RunState:
+    """Generation 0 of a run: initial genomes (or the CMA-ES strategy), empty logs, seeded random states."""
+    config.validate()
+    spec = net_spec(config)
+    net = spec.build()
+    if config.algorithm == "cma" and genome_size(net) > CMA_MAX_WEIGHTS:
+        raise ConfigError(
+            f"CMA-ES keeps a full covariance matrix: {genome_size(net):,} weights is too many "
+            f"(at most {CMA_MAX_WEIGHTS:,}); use algorithm = \"ga\" or smaller hidden layers"
+        )
+    random.seed(config.seed)
+    np.random.seed(config.seed % 2**32)
+    rng = np.random.default_rng(config.seed)
+    strategy, population = None, []
+    if config.algorithm == "cma":
+        strategy = cma.Strategy(centroid=net.initial_genome(rng).astype(np.float64),
+                                sigma=config.cma_sigma, lambda_=config.population)
+    else:
+        population = [Individual(net.initial_genome(rng)) for _ in range(config.population)]
+    logbook = tools.Logbook()
+    logbook.header = ["gen", "evals", "avg", "std", "min", "max", "seconds"]
+    return RunState(
+        config=config, spec=spec, generation=0, population=population, strategy=strategy,
+        hall_of_fame=tools.HallOfFame(config.hall_of_fame, similar=np.array_equal),
+        logbook=logbook, cell_values=expected_cell_values(spec), rng=rng,
+    )
+
+
+def save_checkpoint(state: RunState, run_dir: Path) -> None:
+    """Pickle ``state`` with the current global random states, atomically."""
+    state.python_random = random.getstate()
+    state.numpy_random = np.random.get_state()
+    payload = {"version": CHECKPOINT_VERSION, "state": state}
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "wb") as f:
+            pickle.dump(payload, f, protocol=pickle.HIGHEST_PROTOCOL)
+
+    write_atomically(run_dir / CHECKPOINT, write)
+
+
+def load_checkpoint(run_dir: Path) -> RunState:
+    """The state saved in ``run_dir``, with the global random states restored."""
+    path = Path(run_dir) / CHECKPOINT
+    if not path.is_file():
+        raise CheckpointError(f"{run_dir}: no checkpoint to resume from ({CHECKPOINT} is missing)")
+    try:
+        with open(path, "rb") as f:
+            payload = pickle.load(f)
+        version, state = payload["version"], payload["state"]
+    except Exception as error:  # noqa: BLE001 - any failure to read the file means it is damaged
+        raise CheckpointError(f"{path}: damaged checkpoint ({type(error).__name__})") from None
+    if version != CHECKPOINT_VERSION or not isinstance(state, RunState):
+        raise CheckpointError(f"{path}: checkpoint version {version!r}, this program reads {CHECKPOINT_VERSION}")
+    random.setstate(state.python_random)
+    np.random.set_state(state.numpy_random)
+    return state

@@ -1,0 +1,235 @@
+"""Weight files of neural players: ``pt``, ``safetensors``, ``onnx`` and ``npz``, with metadata.
+
+Every file holds the network's weights, the player's ``cell_values`` and a
+metadata dictionary: the file format's name and version, the network spec
+(kind, preset, table, dice, joker, hidden sizes), and what the run says about
+the player (fitness, seed, run preset, project version). ``pt``,
+``safetensors`` and ``npz`` store the ``state_dict`` tensors; ``onnx`` stores
+the network as a graph (features in, outputs out) run by onnxruntime, with the
+metadata and cell values as metadata properties.
+
+``load_weights`` refuses a file that is not one of these, was written for a
+different network, or is damaged, with a ``WeightsFileError``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import uuid
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from robo_players.neural.networks import NetSpec
+from robo_players.neural.population import Population, genome_of, load_genome
+from yamb import __version__
+from yamb.errors import YambError
+from yamb.layout import Layout
+
+FORMATS = ("pt", "safetensors", "onnx", "npz")
+FILE_KIND = "yamb-neural-player"
+FILE_VERSION = 1
+METADATA_KEY = "yamb"
+CELL_VALUES = "cell_values"
+
+
+class WeightsFileError(YambError):
+    """A weights file that is missing, damaged, or for another network or table."""
+
+
+@dataclass
+class NeuralWeights:
+    """A neural player as stored: its network spec, flat weights, cell values and run facts."""
+
+    spec: NetSpec
+    genome: np.ndarray  # (D,) float32
+    cell_values: np.ndarray  # (CR,) float32
+    info: dict = field(default_factory=dict)  # fitness, seed, run_preset, ...
+
+    def metadata(self) -> dict:
+        return {
+            "file": FILE_KIND, "file_version": FILE_VERSION, "version": __version__,
+            "spec": self.spec.to_dict(), "kind": self.spec.kind, "preset": self.spec.preset,
+            "table": list(self.spec.columns), "architecture": self.architecture(), **self.info,
+        }
+
+    def architecture(self) -> dict:
+        net = self.spec.build()
+        return {"network": type(net).__name__, "inputs": net.n_inputs, "hidden": list(self.spec.hidden),
+                "outputs": net.n_outputs, "weights": int(self.genome.size)}
+
+    def network(self) -> torch.nn.Module:
+        return load_genome(self.spec.build(), self.genome)
+
+
+def write_atomically(path: Path, write: Callable[[Path], None]) -> None:
+    """Call ``write(tmp)`` on a temporary file next to ``path``, then move it into place."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def format_of(path: Path) -> str:
+    """The format named by a file's suffix, or a precise error."""
+    fmt = Path(path).suffix.lstrip(".").lower()
+    if fmt not in FORMATS:
+        raise WeightsFileError(f"{path}: unknown weights format {fmt!r}; use .pt, .safetensors, .onnx or .npz")
+    return fmt
+
+
+def _tensors(w: NeuralWeights) -> dict[str, torch.Tensor]:
+    tensors = {k: v.detach().clone() for k, v in w.network().state_dict().items()}
+    tensors[CELL_VALUES] = torch.from_numpy(np.asarray(w.cell_values, dtype=np.float32).copy())
+    return tensors
+
+
+def _write_onnx(w: NeuralWeights, path: Path) -> None:
+    import onnx
+
+    net = w.network().eval()
+    example = torch.zeros(2, net.n_inputs)
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(net, (example,), buffer, input_names=["features"], output_names=["outputs"],
+                          dynamic_axes={"features": {0: "games"}, "outputs": {0: "games"}}, dynamo=False)
+    model = onnx.load_from_string(buffer.getvalue())
+    meta = {METADATA_KEY: json.dumps(w.metadata()), CELL_VALUES: json.dumps(w.cell_values.tolist())}
+    for key, value in meta.items():
+        entry = model.metadata_props.add()
+        entry.key, entry.value = key, value
+    onnx.save(model, str(path))
+
+
+def save_weights(w: NeuralWeights, path: Path, fmt: str | None = None) -> Path:
+    """Write ``w`` to ``path`` (format from ``fmt`` or the suffix), atomically."""
+    path = Path(path)
+    fmt = fmt or format_of(path)
+    if fmt not in FORMATS:
+        raise WeightsFileError(f"unknown weights format {fmt!r}; choose from {', '.join(FORMATS)}")
+    meta = w.metadata()
+
+    def write(tmp: Path) -> None:
+        if fmt == "pt":
+            torch.save({"metadata": meta, "tensors": _tensors(w)}, tmp)
+        elif fmt == "safetensors":
+            from safetensors.torch import save_file
+
+            save_file(_tensors(w), str(tmp), metadata={METADATA_KEY: json.dumps(meta)})
+        elif fmt == "npz":
+            arrays = {k: v.numpy() for k, v in _tensors(w).items()}
+            with open(tmp, "wb") as f:
+                np.savez(f, **arrays, **{METADATA_KEY: np.array(json.dumps(meta))})
+        else:
+            _write_onnx(w, tmp)
+
+    write_atomically(path, write)
+    return path
+
+
+def _read(path: Path, fmt: str) -> tuple[dict, dict[str, np.ndarray]]:
+    """Metadata and named arrays of a pt, safetensors or npz file."""
+    if fmt == "pt":
+        data = torch.load(path, map_location="cpu", weights_only=True)
+        return data["metadata"], {k: v.numpy() for k, v in data["tensors"].items()}
+    if fmt == "safetensors":
+        from safetensors import safe_open
+
+        with safe_open(str(path), framework="np") as f:
+            meta = json.loads(f.metadata()[METADATA_KEY])
+            return meta, {k: f.get_tensor(k) for k in f.keys()}
+    with np.load(path, allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files}
+    return json.loads(str(arrays.pop(METADATA_KEY))), arrays
+
+
+def _check_metadata(path: Path, meta: object) -> NetSpec:
+    if not isinstance(meta, dict) or meta.get("file") != FILE_KIND:
+        raise WeightsFileError(f"{path}: not a yamb neural player file")
+    if meta.get("file_version") != FILE_VERSION:
+        raise WeightsFileError(
+            f"{path}: file version {meta.get('file_version')!r}, this program reads version {FILE_VERSION}"
+        )
+    try:
+        return NetSpec.from_dict(meta["spec"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise WeightsFileError(f"{path}: the network description is damaged ({error})") from None
+
+
+def _check_cell_values(path: Path, spec: NetSpec, values: object) -> np.ndarray:
+    n_cells = spec.layout().n_cells
+    values = None if values is None else np.asarray(values, dtype=np.float32)
+    if values is None or values.shape != (n_cells,) or not np.isfinite(values).all():
+        raise WeightsFileError(f"{path}: the cell values are missing or not {n_cells} finite numbers")
+    return values
+
+
+def _from_arrays(path: Path, meta: dict, arrays: dict[str, np.ndarray]) -> NeuralWeights:
+    spec = _check_metadata(path, meta)
+    net = spec.build()
+    cell_values = _check_cell_values(path, spec, arrays.pop(CELL_VALUES, None))
+    try:
+        net.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in arrays.items()})
+    except RuntimeError as error:
+        first = str(error).strip().splitlines()[-1].strip()
+        raise WeightsFileError(f"{path}: weights do not fit a {spec.kind} network {list(spec.hidden)}: {first}") from None
+    info = {k: v for k, v in meta.items() if k in ("fitness", "seed", "run_preset", "generation", "games")}
+    return NeuralWeights(spec, genome_of(net), cell_values, info)
+
+
+def load_weights(path: Path) -> NeuralWeights:
+    """A ``pt``, ``safetensors`` or ``npz`` weights file, checked against its own metadata."""
+    path = Path(path)
+    fmt = format_of(path)
+    if fmt == "onnx":
+        raise WeightsFileError(f"{path}: an ONNX file holds a graph, not weights; load it with load_player")
+    if not path.is_file():
+        raise WeightsFileError(f"{path}: no such weights file")
+    try:
+        meta, arrays = _read(path, fmt)
+    except Exception as error:  # noqa: BLE001 - any failure to parse a user's file is bad input
+        raise WeightsFileError(f"{path}: not a readable {fmt} weights file ({type(error).__name__})") from None
+    return _from_arrays(path, meta, arrays)
+
+
+class OnnxForward:
+    """An ONNX session as a ``Forward``: one network, (1, G, features) to (1, G, outputs)."""
+
+    def __init__(self, session: object) -> None:
+        self.session = session
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        return self.session.run(["outputs"], {"features": np.ascontiguousarray(x[0])})[0][None]
+
+
+def onnx_network(path: Path) -> tuple[NetSpec, OnnxForward, np.ndarray]:
+    """The spec, the onnxruntime network and the cell values of an ONNX file."""
+    import onnxruntime
+
+    path = Path(path)
+    if not path.is_file():
+        raise WeightsFileError(f"{path}: no such weights file")
+    try:
+        session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        props = session.get_modelmeta().custom_metadata_map
+        meta = json.loads(props[METADATA_KEY])
+        values = json.loads(props[CELL_VALUES])
+    except Exception as error:  # noqa: BLE001 - any failure to parse a user's file is bad input
+        raise WeightsFileError(f"{path}: not a readable onnx weights file ({type(error).__name__})") from None
+    spec = _check_metadata(path, meta)
+    net = spec.build()
+    shapes = [(i.name, i.shape[-1]) for i in session.get_inputs()] + [(o.name, o.shape[-1]) for o in session.get_outputs()]
+    if shapes != [("features", net.n_inputs), ("outputs", net.n_outputs)]:
+        raise WeightsFileError(f"{path}: the graph does not fit a {spec.kind} network of {spec.table_name()}")
+    return spec, OnnxForward(session), _check_cell_values(path, spec, values)

@@ -1,0 +1,150 @@
+"""The networks of the neural players, as ``nn.Module``s, and their picklable description.
+
+Both kinds read the features of ``robo_players.neural.features``; the
+per-cell values that stand in for open cells there (``cell_values``) belong to
+the player, not to the network.
+
+- ``DirectPolicyNet`` (kind ``direct``): table, dice and roll features to one
+  score per fill, per announcement, for rolling again, and a keep table
+  ``keep[f, k]``: the worth of keeping ``k`` dice of face ``f``.
+- ``CellValueNet`` (kind ``guided``): table features to a correction of each
+  cell's value and of the weight on its score, used by the exact turn
+  optimizer (``robo_players.neural.guided``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from robo_players.neural.features import dice_size, table_size
+from yamb.dice import FACES
+from yamb.errors import YambError
+from yamb.layout import Layout, layout
+from yamb.rules import rules
+
+KINDS = ("direct", "guided")
+DEFAULT_HIDDEN = (32,)
+DIRECT_OUTPUT_SCALE = 0.1  # initial output weights are this small: play starts near "gain" greedy
+
+
+@dataclass(frozen=True)
+class NetSpec:
+    """Everything needed to rebuild a network: its kind, its table and its hidden layer sizes."""
+
+    kind: str
+    preset: str
+    columns: tuple[str, ...]
+    dice: int
+    joker: str | None
+    hidden: tuple[int, ...] = DEFAULT_HIDDEN
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise YambError(f"unknown neural player kind {self.kind!r}; choose from {', '.join(KINDS)}")
+        if not self.hidden or any(int(h) < 1 for h in self.hidden):
+            raise YambError(f"hidden layer sizes must be positive integers, not {list(self.hidden)}")
+
+    @classmethod
+    def for_layout(cls, kind: str, lay: Layout, hidden: tuple[int, ...] = DEFAULT_HIDDEN) -> NetSpec:
+        r = lay.rules
+        return cls(kind, r.name, tuple(lay.columns), r.n_dice, r.joker, tuple(int(h) for h in hidden))
+
+    @classmethod
+    def from_dict(cls, data: dict) -> NetSpec:
+        return cls(
+            kind=data["kind"], preset=data["preset"], columns=tuple(data["columns"]),
+            dice=int(data["dice"]), joker=data["joker"], hidden=tuple(int(h) for h in data["hidden"]),
+        )
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out.update(columns=list(self.columns), hidden=list(self.hidden))
+        return out
+
+    def layout(self) -> Layout:
+        return layout(rules(self.preset, dice=self.dice, joker=self.joker), self.columns)
+
+    def table_name(self) -> str:
+        return f"{self.preset} ({','.join(self.columns)}, {self.dice} dice)"
+
+    def build(self) -> DirectPolicyNet | CellValueNet:
+        """A fresh network of this spec (weights from ``initial_genome`` are loaded separately)."""
+        net_class = DirectPolicyNet if self.kind == "direct" else CellValueNet
+        return net_class(self.layout(), self.hidden)
+
+
+def mlp(sizes: list[int]) -> nn.Sequential:
+    """Linear layers with tanh between them (none after the last)."""
+    layers: list[nn.Module] = []
+    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        if i:
+            layers.append(nn.Tanh())
+        layers.append(nn.Linear(a, b))
+    return nn.Sequential(*layers)
+
+
+def _init_genome(net: nn.Module, rng: np.random.Generator, output_scale: float) -> np.ndarray:
+    """Weights N(0, 1/fan_in) (the last layer times ``output_scale``), biases 0, other parameters 1."""
+    last = [name for name, _ in net.named_parameters() if name.endswith(".weight")][-1]
+    parts = []
+    for name, p in net.named_parameters():
+        if name.endswith(".weight"):
+            scale = output_scale if name == last else 1.0
+            parts.append(rng.standard_normal(p.numel()) * scale / np.sqrt(p.shape[1]))
+        elif name.endswith(".bias"):
+            parts.append(np.zeros(p.numel()))
+        else:
+            parts.append(np.ones(p.numel()))
+    return np.concatenate(parts).astype(np.float32)
+
+
+class DirectPolicyNet(nn.Module):
+    """Kind ``direct``: features to action scores, ``[fill CR | announce CR | roll 1 | keep 6 x (dice+1)]``.
+
+    The fill scores add ``gain_weight * gain`` (the gain features) to the
+    network's output, so a network with small output weights starts by
+    filling the open cell whose score beats its expected value the most.
+    """
+
+    def __init__(self, lay: Layout, hidden: tuple[int, ...] = DEFAULT_HIDDEN) -> None:
+        super().__init__()
+        self.n_cells = lay.n_cells
+        self.gain_start = table_size(lay)
+        self.n_inputs = table_size(lay) + dice_size(lay)
+        self.n_outputs = 2 * lay.n_cells + 1 + FACES * (lay.rules.n_dice + 1)
+        self.body = mlp([self.n_inputs, *hidden, self.n_outputs])
+        self.gain_weight = nn.Parameter(torch.ones(lay.n_cells))
+
+    def initial_genome(self, rng: np.random.Generator) -> np.ndarray:
+        return _init_genome(self, rng, DIRECT_OUTPUT_SCALE)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = self.body(x)
+        cr, g = self.n_cells, self.gain_start
+        fill = out[..., :cr] + self.gain_weight * x[..., g : g + cr]
+        return torch.cat([fill, out[..., cr:]], dim=-1)
+
+
+class CellValueNet(nn.Module):
+    """Kind ``guided``: table features to ``[value correction CR | weight correction CR]``.
+
+    The player values an open cell at ``cell_values + scale * value correction``
+    and weighs its score by ``1 + weight correction``; a zero last layer makes
+    it the expectimax player.
+    """
+
+    def __init__(self, lay: Layout, hidden: tuple[int, ...] = DEFAULT_HIDDEN) -> None:
+        super().__init__()
+        self.n_inputs = table_size(lay)
+        self.n_outputs = 2 * lay.n_cells
+        self.body = mlp([self.n_inputs, *hidden, self.n_outputs])
+
+    def initial_genome(self, rng: np.random.Generator) -> np.ndarray:
+        return _init_genome(self, rng, 0.0)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.body(x)

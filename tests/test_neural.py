@@ -1,0 +1,96 @@
+"""Neural players: genomes, features, legal play, and a population evaluated in one pass."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from torch.func import stack_module_state
+
+from robo_players.base import play
+from robo_players.neural.build import population_player
+from robo_players.neural.features import encode, score_scale, table_size
+from robo_players.neural.networks import NetSpec
+from robo_players.neural.population import Population, genome_of, genome_size, load_genome, stacked_parameters
+from yamb.engine import GameBatch
+from yamb.layout import layout
+from yamb.rules import rules
+
+TABLES = [("yamb", None), ("yatzy", None), ("jamb6", None), ("yamb", ("hand", "middle", "late_announce"))]
+
+
+def spec_of(kind: str, preset: str = "yamb", columns: tuple[str, ...] | None = None, hidden=(8,)) -> NetSpec:
+    return NetSpec.for_layout(kind, layout(rules(preset), columns), hidden)
+
+
+def genomes_of(spec: NetSpec, n: int, seed: int = 0, noise: float = 0.3) -> np.ndarray:
+    """``n`` initial genomes with noise everywhere, so every weight matters."""
+    rng = np.random.default_rng(seed)
+    net = spec.build()
+    base = np.stack([net.initial_genome(rng) for _ in range(n)])
+    return (base + noise * rng.standard_normal(base.shape)).astype(np.float32)
+
+
+def test_genome_round_trip_and_stacked_parameters_match_torch() -> None:
+    spec = spec_of("direct")
+    genomes = genomes_of(spec, 3)
+    nets = [load_genome(spec.build(), g) for g in genomes]
+    assert np.array_equal(genome_of(nets[1]), genomes[1])
+    stacked, _ = stack_module_state(nets)
+    ours = stacked_parameters(spec.build(), torch.from_numpy(genomes))
+    assert ours.keys() == stacked.keys()
+    for name in ours:
+        assert torch.equal(ours[name], stacked[name])
+
+
+def test_a_genome_of_the_wrong_size_is_refused() -> None:
+    net = spec_of("direct").build()
+    with pytest.raises(ValueError, match="weights"):
+        load_genome(net, np.zeros(genome_size(net) + 1))
+
+
+def test_features_of_a_new_game_read_the_cell_values() -> None:
+    lay = layout(rules("yamb"))
+    batch = GameBatch(lay, 3, seed=1)
+    values = np.arange(lay.n_cells, dtype=np.float32)
+    x = encode(batch, None, values[None], with_dice=True)
+    cr = lay.n_cells
+    assert x.shape == (3, table_size(lay) + cr + 6 + lay.n_rows + 3)
+    assert (x[:, :cr] == 0).all()
+    np.testing.assert_allclose(x[:, cr : 2 * cr], np.tile(values / score_scale(lay), (3, 1)), rtol=1e-6)
+    scores = lay.rules.scores[batch.dice]  # the gain of cell (c, r): score in row r minus its value
+    gain = x[:, table_size(lay) : table_size(lay) + cr].reshape(3, lay.n_columns, lay.n_rows)
+    expected = (scores[:, None, :] - values.reshape(lay.n_columns, lay.n_rows)) / score_scale(lay)
+    np.testing.assert_allclose(gain, expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(("preset", "columns"), TABLES)
+def test_direct_players_make_only_legal_moves(preset: str, columns) -> None:
+    spec = spec_of("direct", preset, columns)
+    lay = spec.layout()
+    player = population_player(spec, genomes_of(spec, 2), np.full((2, lay.n_cells), 10.0))
+    batch = GameBatch(lay, 2 * 5, seed=3)
+    scores = play(batch, [player], check=True)  # an illegal action raises
+    assert batch.done.all() and scores.shape == (10, 1)
+
+
+@pytest.mark.parametrize("kind", ["direct"])
+def test_a_population_plays_exactly_as_each_network_alone(kind: str) -> None:
+    spec = spec_of(kind)
+    lay = spec.layout()
+    members, games = 4, 6
+    genomes = genomes_of(spec, members, seed=2)
+    cell_values = np.random.default_rng(5).uniform(0, 40, (members, lay.n_cells)).astype(np.float32)
+    streams = np.tile(np.arange(games), members)
+    together = GameBatch(lay, members * games, seed=9, streams=streams)
+    scores = play(together, [population_player(spec, genomes, cell_values)])[:, 0].reshape(members, games)
+    x = np.random.default_rng(0).standard_normal((members, 7, spec.build().n_inputs)).astype(np.float32)
+    outputs = Population(spec.build(), genomes)(x)
+    for i in range(members):
+        alone = GameBatch(lay, games, seed=9)
+        player = population_player(spec, genomes[i : i + 1], cell_values[i : i + 1])
+        assert np.array_equal(play(alone, [player])[:, 0], scores[i])
+        net = load_genome(spec.build(), genomes[i])
+        with torch.no_grad():
+            np.testing.assert_allclose(net(torch.from_numpy(x[i])).numpy(), outputs[i], rtol=1e-5, atol=1e-5)
+    assert len({tuple(s) for s in scores}) > 1  # the members really play differently

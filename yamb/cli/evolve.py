@@ -1,0 +1,86 @@
+"""``yamb evolve``: evolve neural players with DEAP (GA or CMA-ES), resumable, into a run directory."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "evolve neural players (GA or CMA-ES); writes a run directory, --resume continues one"
+
+OVERRIDES = (  # (flag, setting, type, help)
+    ("--generations", "generations", int, "generations to play (a resumed run may be extended)"),
+    ("--population", "population", int, "individuals per generation"),
+    ("--games", "games", int, "games per individual per generation (fitness = mean score)"),
+    ("--final-games", "final_games", int, "fresh games per hall-of-fame member at the end"),
+    ("--seed", "seed", int, "seed of every random choice (dice, initial weights, variation)"),
+    ("--workers", "workers", int, "worker processes playing parts of the population"),
+    ("--threads", "threads", int, "torch and numba threads per process (default 1)"),
+    ("--player", "player", str, "neural player kind: direct or guided"),
+    ("--algorithm", "algorithm", str, "ga or cma"),
+    ("--game", "game", str, "game preset: yamb, jamb6, yatzy or yahtzee"),
+    ("--columns", "columns", str, "comma-separated column kinds (default: the game's table)"),
+    ("--hidden", "hidden", str, "hidden layer sizes, comma-separated, e.g. 32 or 32,16"),
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--preset", default="quick", help="run preset: quick (default, minutes) or full")
+    parser.add_argument("--config", metavar="FILE", help="TOML file of settings (over the preset)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--out", metavar="DIR", help="run directory (default runs/<preset>-<date>-<time>)")
+    where.add_argument("--resume", metavar="DIR", help="continue the run in DIR where it stopped")
+    for flag, setting, kind, text in OVERRIDES:
+        parser.add_argument(flag, dest=setting, type=kind, default=None, metavar=setting.upper(), help=text)
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="any other setting of evolution/config.py, e.g. --set mutation_sigma=0.02")
+
+
+def _line(state, entry: dict) -> str:
+    c = state.config
+    return (f"gen {entry['gen'] + 1:>4}/{c.generations}  best {entry['max']:7.1f}  "
+            f"mean {entry['avg']:7.1f} ± {entry['std']:5.1f}  worst {entry['min']:7.1f}  "
+            f"({entry['seconds']:.1f} s)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from evolution.config import from_preset, parse_assignment, read_toml, with_settings
+    from evolution.run import default_run_dir, evolve, resume, start
+
+    changes = dict(parse_assignment(text) for text in args.set)
+    changes.update({s: getattr(args, s) for _, s, _, _ in OVERRIDES if getattr(args, s) is not None})
+    console = Console()
+    if args.resume:
+        run_dir = Path(args.resume)
+        state = resume(run_dir, changes)
+        console.print(f"resuming {run_dir} after generation {state.generation}")
+    else:
+        config = from_preset(args.preset)
+        if args.config:
+            config = with_settings(config, read_toml(Path(args.config)))
+        config = with_settings(config, changes).validate()
+        run_dir = Path(args.out) if args.out else default_run_dir(config)
+        state = start(config, run_dir)
+        console.print(f"run directory {run_dir}: {config.player} player, {config.algorithm}, "
+                      f"{config.population} x {config.games} games, {config.generations} generations")
+    columns = (TextColumn("[bold]generation"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    try:
+        with Progress(*columns, console=console) as progress:
+            task = progress.add_task("evolve", total=state.config.generations, completed=state.generation)
+
+            def report(state, entry: dict) -> None:
+                progress.console.print(_line(state, entry))
+                progress.update(task, completed=state.generation)
+
+            result = evolve(state, run_dir, report)
+    except KeyboardInterrupt:
+        console.print(f"interrupted; continue with: yamb evolve --resume {run_dir}")
+        raise
+    best, ref, diff = result["best"], result["expectimax"], result["best_minus_expectimax"]
+    console.print(f"best player on {best['games']:,} fresh games: {best['mean']:.1f} ± {best['sem']:.1f}; "
+                  f"expectimax {ref['mean']:.1f} ± {ref['sem']:.1f}; difference {diff['mean']:+.1f} ± {diff['sem']:.1f}")
+    console.print(f"wrote {run_dir}/best.pt, summary.json, logbook.csv, fitness.png, scores.png")
+    return 0
