@@ -33,11 +33,10 @@ from robo_players.cell_values import cell_model, column_values
 from robo_players.heuristics import ONE, decide, fill_score
 from robo_players.row_plans import row_plans
 from yamb import kernels
-from yamb.engine import GameBatch
+from yamb.engine import PARALLEL_GAMES, GameBatch
 from yamb.layout import Layout
 from yamb.rules import N_NUMBER_ROWS, Rules
 
-PARALLEL_GAMES = 64  # fewer games are searched on the calling thread
 CHUNKS_PER_THREAD = 8
 LEVELS = 6  # scores a number row can take: 0 to 5 dice of its face
 _FILL, _LATE, _PURE = 0, 1, 2  # how a turn may end after a later roll
@@ -52,9 +51,10 @@ class SearchTables:
     row_value: np.ndarray  # (L, M, R) signed value of a row played alone with L rolls left
     reach: np.ndarray  # (L, M, 6, 5) probability that a number row ends at level >= k + 1
     dice: tuple  # add_die, remove_die, first_prob
+    by_row: tuple  # scores (R, M) float64 and levels (R, M): the tables row by row
 
     def as_tuple(self) -> tuple:
-        return (*self.model, self.sign, self.row_value, self.reach, *self.dice)
+        return (*self.model, self.sign, self.row_value, self.reach, *self.dice, *self.by_row)
 
 
 def _reach_tables(rules: Rules, levels: np.ndarray) -> np.ndarray:
@@ -78,6 +78,7 @@ def search_tables(rules: Rules, columns: tuple[str, ...]) -> SearchTables:
         row_value=plans.value,
         reach=_reach_tables(rules, model.levels),
         dice=(dice.add_die, dice.remove_die, dice.outcome_prob[0]),
+        by_row=(np.ascontiguousarray(rules.scores.T, dtype=np.float64), np.ascontiguousarray(model.levels.T)),
     )
 
 
@@ -136,7 +137,7 @@ def _search_one(i, games, state, consts, tables, plans, work, bits, actions):
     order, n_rows, scores, joker_scores, five_face = consts[0], consts[1], consts[3], consts[4], consts[5]
     keep_size, has_jokers, pure_hand = consts[7], consts[12], consts[15]
     (expected, variance, levels, level_score, params, sign, row_value, reach,
-     add_die, remove_die, first_prob) = tables
+     add_die, remove_die, first_prob, scores_t, levels_t) = tables
     lin, num, ends, all_options, all_pure, all_value, all_keep, kv, best_keep, arg = work
     plan_keep, plan_turn_id, plan_target = plans
     n_cols = order.shape[0]
@@ -147,8 +148,15 @@ def _search_one(i, games, state, consts, tables, plans, work, bits, actions):
     p = player[g]
     m = dice[g]
     must, may_roll = decide(state, consts, g, bits, i)
+    target = announced[g] if announced[g] >= 0 else answer[g]
+    planned = roll[g] > 1 and plan_turn_id[g] == turn[g] and plan_target[g] == target
+    if planned and may_roll and not must and plan_keep[g, roll[g] - 2, m] != STOP:
+        actions[i] = n_cells + plan_keep[g, roll[g] - 2, m]
+        return
+    full = (1 << n_rows) - 1
     for c in range(n_cols):
-        column_values(filled, cells, g, p, c, expected, variance, level_score, params, lin, num)
+        if filled[g, p, c] != full:
+            column_values(filled, cells, g, p, c, expected, variance, level_score, params, lin, num)
     yz_row = params[6]
     left = rolls_allowed[g] - roll[g]
     # the best ending after this roll
@@ -167,13 +175,8 @@ def _search_one(i, games, state, consts, tables, plans, work, bits, actions):
                 v = _announce_value(c, r, m, left, sign, row_value, reach, lin, num)
                 if v > best:
                     best, action = v, n_cells + n_keeps + c * n_rows + r
-    if must or not may_roll:
+    if must or not may_roll or planned:  # the plan, if any, says stop
         actions[i] = action
-        return
-    target = announced[g] if announced[g] >= 0 else answer[g]
-    if roll[g] > 1 and plan_turn_id[g] == turn[g] and plan_target[g] == target:
-        k = plan_keep[g, roll[g] - 2, m]
-        actions[i] = action if k == STOP else n_cells + k
         return
     # the endings after each later roll: fills (ordinary, or the committed cell), late
     # announcements after roll 2, fills of announce cells by a pure hand
@@ -202,34 +205,38 @@ def _search_one(i, games, state, consts, tables, plans, work, bits, actions):
     options[:] = -np.inf
     pure[:] = -np.inf
     options[0, 0, m] = best
-    for mm in range(n_multisets):
-        fill = -np.inf
-        late = -np.inf
-        pure_fill = -np.inf
-        joker = has_jokers and five_face[mm] > 0
-        for e in range(n_ends):
+    # fills after the next roll, one end at a time (contiguous rows of the tables, no helpers:
+    # a helper taking arrays costs reference counts)
+    for e in range(n_ends):
+        c = ends[e, 0] // n_rows
+        r = ends[e, 0] % n_rows
+        if ends[e, 1] == _LATE:
+            continue
+        into = options if ends[e, 1] == _FILL else pure
+        if r < N_NUMBER_ROWS:
+            for mm in range(n_multisets):
+                into[1, 0, mm] = max(into[1, 0, mm], num[c, r, levels_t[r, mm]])
+        else:
+            a, b = lin[c, r, 0], lin[c, r, 1]
+            for mm in range(n_multisets):
+                into[1, 0, mm] = max(into[1, 0, mm], a * scores_t[r, mm] + b)
+        if has_jokers:  # a joker scores more, and an extra Yahtzee earns its bonus
+            for mm in range(n_multisets):
+                if five_face[mm] > 0:
+                    v = _fill_value(c, r, mm, filled[g, p, c], scores, joker_scores, five_face,
+                                    has_jokers, params, cells[g, p, c, yz_row], levels, lin, num)
+                    into[1, 0, mm] = max(into[1, 0, mm], v)
+    for t in range(2, layers):
+        options[t] = options[1]
+        if pure_hand:
+            pure[t] = pure[1]
+    for e in range(n_ends):  # announcing a late_announce row after roll 2
+        if ends[e, 1] == _LATE:
             c = ends[e, 0] // n_rows
             r = ends[e, 0] % n_rows
-            if ends[e, 1] == _LATE:
-                late = max(late, _announce_value(c, r, mm, left - 1, sign, row_value, reach, lin, num))
-                continue
-            # the value of the fill, written out here: helpers taking arrays cost reference counts
-            if r < N_NUMBER_ROWS:
-                v = num[c, r, levels[mm, r]]
-            else:
-                v = lin[c, r, 0] * scores[mm, r] + lin[c, r, 1]
-            if joker:
-                v = _fill_value(c, r, mm, filled[g, p, c], scores, joker_scores, five_face, has_jokers,
-                                params, cells[g, p, c, yz_row], levels, lin, num)
-            if ends[e, 1] == _FILL:
-                fill = max(fill, v)
-            else:
-                pure_fill = max(pure_fill, v)
-        for t in range(1, layers):
-            options[t, 0, mm] = fill
-            if pure_hand:
-                pure[t, 0, mm] = pure_fill
-        options[1, 0, mm] = max(fill, late)
+            for mm in range(n_multisets):
+                v = _announce_value(c, r, mm, left - 1, sign, row_value, reach, lin, num)
+                options[1, 0, mm] = max(options[1, 0, mm], v)
     keep = all_keep[:layers]
     plan_one(options, pure, 0, add_die, remove_die, first_prob, all_value[:layers], keep, kv,
              best_keep, arg)
