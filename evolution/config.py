@@ -92,8 +92,8 @@ class EvolveConfig:
 
 PRESETS: dict[str, dict] = {
     # a few minutes on two cores: direct-policy networks visibly improve from their start
-    "quick": dict(player="direct", hidden=[16], algorithm="ga", population=40, games=40,
-                  generations=25, elite=2, final_games=1000),
+    "quick": dict(player="direct", hidden=[16], algorithm="ga", population=60, games=50,
+                  generations=60, elite=2, final_games=1000),
     # the long run: the search-guided player improved from expectimax
     "full": dict(player="guided", hidden=[16], algorithm="ga", population=200, games=100,
                  generations=200, mutation_sigma=0.01, final_games=10000),

@@ -8,6 +8,7 @@ import torch
 from torch.func import stack_module_state
 
 from robo_players.base import play
+from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.neural.build import population_player
 from robo_players.neural.features import encode, score_scale, table_size
 from robo_players.neural.networks import NetSpec
@@ -74,7 +75,7 @@ def test_direct_players_make_only_legal_moves(preset: str, columns) -> None:
     assert batch.done.all() and scores.shape == (10, 1)
 
 
-@pytest.mark.parametrize("kind", ["direct"])
+@pytest.mark.parametrize("kind", ["direct", "guided"])
 def test_a_population_plays_exactly_as_each_network_alone(kind: str) -> None:
     spec = spec_of(kind)
     lay = spec.layout()
@@ -94,3 +95,26 @@ def test_a_population_plays_exactly_as_each_network_alone(kind: str) -> None:
         with torch.no_grad():
             np.testing.assert_allclose(net(torch.from_numpy(x[i])).numpy(), outputs[i], rtol=1e-5, atol=1e-5)
     assert len({tuple(s) for s in scores}) > 1  # the members really play differently
+
+
+@pytest.mark.parametrize(("preset", "columns"), TABLES + [("yahtzee", None)])
+def test_guided_players_start_as_expectimax_exactly(preset: str, columns) -> None:
+    spec = spec_of("guided", preset, columns)
+    lay = spec.layout()
+    rng = np.random.default_rng(1)
+    genomes = np.stack([spec.build().initial_genome(rng) for _ in range(2)])  # random hidden, zero output
+    members, games = 2, 8
+    batch = GameBatch(lay, members * games, seed=4, streams=np.tile(np.arange(games), members))
+    scores = play(batch, [population_player(spec, genomes, np.full((2, lay.n_cells), 5.0))])[:, 0]
+    reference = play(GameBatch(lay, games, seed=4), [ExpectimaxPlayer(lay)])[:, 0]
+    assert np.array_equal(scores, np.tile(reference, members))
+
+
+def test_guided_corrections_change_play_and_stay_legal() -> None:
+    spec = spec_of("guided")
+    lay = spec.layout()
+    genomes = genomes_of(spec, 1, noise=0.5)
+    batch = GameBatch(lay, 8, seed=4)
+    scores = play(batch, [population_player(spec, genomes, np.full((1, lay.n_cells), 5.0))], check=True)
+    reference = play(GameBatch(lay, 8, seed=4), [ExpectimaxPlayer(lay)])
+    assert not np.array_equal(scores, reference)

@@ -13,6 +13,7 @@ import numpy as np
 
 from robo_players.base import Player
 from robo_players.neural.direct import DirectPolicyPlayer
+from robo_players.neural.guided import SearchGuidedPlayer
 from robo_players.neural.files import FORMATS, WeightsFileError, format_of, load_weights, onnx_network
 from robo_players.neural.networks import NetSpec
 from robo_players.neural.player import Forward
@@ -22,6 +23,8 @@ from yamb.layout import Layout
 
 def neural_player(spec: NetSpec, forward: Forward, cell_values: np.ndarray, name: str) -> Player:
     """The player of ``spec.kind`` around ``forward`` with (P, CR) ``cell_values``."""
+    if spec.kind == "guided":
+        return SearchGuidedPlayer(forward, cell_values, spec.layout(), name=name)
     return DirectPolicyPlayer(forward, cell_values, name=name)
 
 
