@@ -305,8 +305,7 @@ def play_randomly(batch, rng: np.random.Generator, check: bool = True) -> None:
         games = np.flatnonzero(~batch.done)
         mask = batch.legal_actions(games)
         assert mask.any(axis=1).all(), "a game that is not over has no legal action"
-        pick = rng.random(mask.shape) * mask
-        batch.step(pick.argmax(axis=1), games, check=check)
+        batch.step(random_policy(batch, games, mask, rng), games, check=check)
 
 
 def reference_games(batch) -> list[ReferenceGame]:
@@ -315,8 +314,13 @@ def reference_games(batch) -> list[ReferenceGame]:
     return [ReferenceGame(r.name, lay.columns, lay.players, r.n_dice, r.joker) for _ in range(batch.n_games)]
 
 
-def play_against_reference(batch, rng: np.random.Generator) -> list[ReferenceGame]:
-    """Play ``batch`` to its end with random legal actions, checking every step against the reference.
+def random_policy(batch, games: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action for each game."""
+    return (rng.random(mask.shape) * mask).argmax(axis=1)
+
+
+def play_against_reference(batch, rng: np.random.Generator, policy=random_policy) -> list[ReferenceGame]:
+    """Play ``batch`` to its end with ``policy``, checking every step against the reference.
 
     Checks at each decision that the engine's legal actions are the reference's,
     that a fill scores what the reference scores and touches no other cell,
@@ -335,7 +339,7 @@ def play_against_reference(batch, rng: np.random.Generator) -> list[ReferenceGam
             assert batch.player[g] == ref.player and batch.roll[g] == ref.roll
             expected = moves_mask(ref.moves(dice[g]), lay.n_rows, n_cells, dice_table.keeps, dice[g])
             assert (row == expected).all(), (ref, dice[g])
-        actions = (rng.random(mask.shape) * mask).argmax(axis=1)
+        actions = policy(batch, games, mask, rng)
         filled, cells = batch.filled.copy(), batch.cells.copy()
         batch.step(actions, games)
         for g, a in zip(games, actions):
