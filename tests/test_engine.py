@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from itertools import product
 
@@ -11,6 +12,7 @@ from conftest import play_against_reference, random_policy
 from scipy.stats import chisquare
 
 from yamb import YambError, engine, rules
+from yamb.cli import main
 from yamb.dice import dice_tables
 from yamb.engine import GameBatch
 from yamb.layout import layout
@@ -169,3 +171,19 @@ def test_scores_and_totals_have_a_row_per_game_and_player() -> None:
 def test_streams_of_the_wrong_shape_are_refused() -> None:
     with pytest.raises(YambError, match="streams must have shape"):
         GameBatch(layout(rules()), 3, streams=np.arange(2))
+
+
+def test_bench_reports_every_case_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--games", "30", "--repeat", "1", "--threads", "1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    cases = ("games_per_second", "jamb6_games_per_second", "yatzy_games_per_second",
+             "yahtzee_games_per_second", "checked_games_per_second")
+    assert all(report[key] > 0 for key in cases)
+    assert report["threads"] == 1 and report["games"] == 30
+
+
+@pytest.mark.parametrize(("args", "needle"), [(["--games", "0"], "--games must be at least 1"),
+                                              (["--threads", "99"], "--threads must be from 1 to")])
+def test_bench_refuses_bad_options(args: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", *args]) == 2
+    assert needle in capsys.readouterr().err

@@ -37,7 +37,7 @@ def _rate(preset: str, games: int, batch_size: int, check: bool, repeat: int) ->
     from yamb.rules import rules
 
     lay = layout(rules(preset))
-    simulate(lay, RandomPlayer(), PARALLEL_GAMES, check=check)  # compile, start the threads
+    simulate(lay, RandomPlayer(), min(games, PARALLEL_GAMES), check=check)  # compile, start threads
     best = 0.0
     for _ in range(repeat):
         start = time.perf_counter()
@@ -54,16 +54,19 @@ def run(args: argparse.Namespace) -> int:
     for name in ("games", "batch_size", "repeat"):
         if getattr(args, name) < 1:
             raise YambError(f"--{name.replace('_', '-')} must be at least 1")
-    if args.threads is not None:
-        if not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
-            raise YambError(f"--threads must be from 1 to {numba.config.NUMBA_NUM_THREADS}")
-        numba.set_num_threads(args.threads)
+    if args.threads is not None and not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
+        raise YambError(f"--threads must be from 1 to {numba.config.NUMBA_NUM_THREADS}")
+    threads = numba.get_num_threads()
+    numba.set_num_threads(args.threads or threads)
     results: dict[str, float | int | str] = {
         "games": args.games, "batch_size": args.batch_size, "repeat": args.repeat,
         "threads": numba.get_num_threads(),
     }
-    for key, preset, check in CASES:
-        results[key] = _rate(preset, args.games, args.batch_size, check, args.repeat)
+    try:
+        for key, preset, check in CASES:
+            results[key] = _rate(preset, args.games, args.batch_size, check, args.repeat)
+    finally:
+        numba.set_num_threads(threads)
     results["note"] = "random legal play; games_per_second is the standard yamb table"
     if args.json:
         print(json.dumps(results))
