@@ -168,9 +168,15 @@ def test_scores_and_totals_have_a_row_per_game_and_player() -> None:
     assert (batch.scores() == 0).all()
 
 
-def test_streams_of_the_wrong_shape_are_refused() -> None:
+def test_streams_of_the_wrong_shape_and_bad_game_indices_are_refused() -> None:
     with pytest.raises(YambError, match="streams must have shape"):
         GameBatch(layout(rules()), 3, streams=np.arange(2))
+    batch = GameBatch(layout(rules()), 3)
+    for games in ([0, 3], [-1], [[0, 1]]):
+        with pytest.raises(YambError, match="indices from 0 to 2"):
+            batch.step(np.zeros(np.size(games), dtype=int), np.array(games))
+        with pytest.raises(YambError, match="indices from 0 to 2"):
+            batch.legal_actions(np.array(games))
 
 
 def test_bench_reports_every_case_as_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -138,7 +138,13 @@ class GameBatch:
         )
 
     def _games(self, games: np.ndarray | None) -> np.ndarray:
-        return self._rows if games is None else np.asarray(games, dtype=np.int64)
+        """Game indices as int64, checked: the kernels do not check bounds."""
+        if games is None:
+            return self._rows
+        games = np.asarray(games, dtype=np.int64)
+        if games.ndim != 1 or (len(games) and not 0 <= games.min() <= games.max() < self.n_games):
+            raise YambError(f"games must be a 1-d array of indices from 0 to {self.n_games - 1}")
+        return games
 
     # ----------------------------------------------------------------- random numbers
     def uniform(self, games: np.ndarray | None = None, salt: int = 1) -> np.ndarray:
@@ -191,12 +197,13 @@ class GameBatch:
         """Apply one action to each game in ``games`` (default: every game not done).
 
         With ``check`` an illegal action raises ``IllegalMoveError`` naming the rule
-        it breaks, before any game is changed.
+        it breaks, before any game is changed; without it nothing is checked, not
+        even the game indices.
         """
         if games is None:
             games = np.flatnonzero(~self.done)
             actions = np.asarray(actions)[games]
-        games = np.asarray(games, dtype=np.int64)
+        games = self._games(games) if check else np.asarray(games, dtype=np.int64)
         actions = np.asarray(actions, dtype=np.int64).reshape(games.shape)
         with _threads_for(len(games)):
             if check:
