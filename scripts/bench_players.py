@@ -5,8 +5,9 @@
 
 Each player first plays a few games (compiling its kernels), then the timed
 games in batches of ``--batch-size``, without legality checks
-(``check=False``), as ``yamb bench`` measures the engine. The machine's load average is printed
-with the results: on a shared machine it explains much of the spread.
+(``check=False``), as ``yamb bench`` measures the engine. Wall-clock and CPU rates are both
+reported, with the machine's load average: on a shared machine the load
+explains much of the spread of the wall-clock rate.
 """
 
 from __future__ import annotations
@@ -32,10 +33,11 @@ def rate(preset: str, columns: list[str] | None, name: str, games: int, batch_si
     lay = layout(rules(preset), columns)
     player = make_player(name, lay)
     simulate(lay, player, min(WARM_UP, games), seed=1, check=False)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     simulate(lay, player, games, seed=2, batch_size=batch_size, check=False)
-    seconds = time.perf_counter() - start
-    return {"games": games, "seconds": round(seconds, 3), "games_per_second": round(games / seconds, 1)}
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return {"games": games, "seconds": round(seconds, 3), "games_per_second": round(games / seconds, 1),
+            "cpu_seconds": round(cpu, 3), "games_per_cpu_second": round(games / cpu, 1)}
 
 
 def main() -> None:
@@ -57,8 +59,9 @@ def main() -> None:
         games = args.games or SLOW_GAMES.get(name, GAMES)
         results[name] = rate(args.preset, columns, name, games, args.batch_size)
         if not args.json:
-            print(f"{name:12s} {results[name]['games_per_second']:>10,.1f} games/s "
-                  f"({results[name]['games']} games, {results[name]['seconds']} s)", flush=True)
+            r = results[name]
+            print(f"{name:12s} {r['games_per_second']:>10,.1f} games/s {r['games_per_cpu_second']:>10,.1f} "
+                  f"games/cpu-s ({r['games']} games, {r['seconds']} s)", flush=True)
     load = [round(x, 2) for x in os.getloadavg()]
     if args.json:
         print(json.dumps({"preset": args.preset, "players": results, "load_average": load,
