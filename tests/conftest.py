@@ -9,10 +9,17 @@ encoding (``yamb.layout``) and the dice drawn by the engine are shared.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from yamb.engine import GameBatch
+
+Policy = Callable[["GameBatch", np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
 
 FACE_ROWS = {
     "yamb": ("ones", "twos", "threes", "fours", "fives", "sixes"),
@@ -299,7 +306,7 @@ def moves_mask(moves: Moves, n_rows: int, n_cells: int, keeps: np.ndarray, dice:
     return mask
 
 
-def play_randomly(batch, rng: np.random.Generator, check: bool = True) -> None:
+def play_randomly(batch: GameBatch, rng: np.random.Generator, check: bool = True) -> None:
     """Play every game of ``batch`` to its end with uniformly random legal actions."""
     while not batch.done.all():
         games = np.flatnonzero(~batch.done)
@@ -308,18 +315,18 @@ def play_randomly(batch, rng: np.random.Generator, check: bool = True) -> None:
         batch.step(random_policy(batch, games, mask, rng), games, check=check)
 
 
-def reference_games(batch) -> list[ReferenceGame]:
+def reference_games(batch: GameBatch) -> list[ReferenceGame]:
     """A fresh ReferenceGame beside each game of a new ``batch``."""
     r, lay = batch.rules, batch.layout
     return [ReferenceGame(r.name, lay.columns, lay.players, r.n_dice, r.joker) for _ in range(batch.n_games)]
 
 
-def random_policy(batch, games: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def random_policy(batch: GameBatch, games: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A uniformly random legal action for each game."""
     return (rng.random(mask.shape) * mask).argmax(axis=1)
 
 
-def play_against_reference(batch, rng: np.random.Generator, policy=random_policy) -> list[ReferenceGame]:
+def play_against_reference(batch: GameBatch, rng: np.random.Generator, policy: Policy = random_policy) -> list[ReferenceGame]:
     """Play ``batch`` to its end with ``policy``, checking every step against the reference.
 
     Checks at each decision that the engine's legal actions are the reference's,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 from conftest import order_allowed, play_randomly
@@ -118,7 +120,7 @@ def test_cell_names_and_action_encoding_round_trip() -> None:
         (lambda: layout(rules()).cell(0, 13), UnknownRowError, "row 13 out of range"),
     ],
 )
-def test_bad_tables_raise_precise_errors(make, error: type, needle: str) -> None:
+def test_bad_tables_raise_precise_errors(make: Callable[[], object], error: type, needle: str) -> None:
     with pytest.raises(error, match=needle):
         make()
 

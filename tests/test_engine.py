@@ -34,14 +34,17 @@ from yamb.layout import layout
         ("yatzy", 5, None, ("middle", "counter_announce"), 2),
     ],
 )
-def test_random_games_match_the_reference_to_the_last_cell(preset, dice, joker, columns, players) -> None:
+def test_random_games_match_the_reference_to_the_last_cell(
+    preset: str, dice: int, joker: str | None, columns: tuple[str, ...] | None, players: int
+) -> None:
     batch = GameBatch(layout(rules(preset, dice=dice, joker=joker), columns, players), 3, seed=17)
     refs = play_against_reference(batch, np.random.default_rng(4))
     assert all(ref.done for ref in refs)
     assert (batch.turn == players * batch.layout.n_cells).all()
 
 
-def _chase_yahtzees(batch: GameBatch, games: np.ndarray, mask: np.ndarray, rng) -> np.ndarray:
+def _chase_yahtzees(batch: GameBatch, games: np.ndarray, mask: np.ndarray,
+                    rng: np.random.Generator) -> np.ndarray:
     """Keep the most common face, put five alike in the yahtzee cell if open, else play at random."""
     lay, tables = batch.layout, batch.rules.dice
     actions = random_policy(batch, games, mask, rng)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import combinations_with_replacement, permutations
 
 import numpy as np
@@ -139,6 +140,6 @@ def test_column_totals_of_random_columns_match_the_reference(preset: str) -> Non
         (lambda: rules().score("yamb", [1, 1, 1, 1, True]), InvalidDiceError, "die value True"),
     ],
 )
-def test_bad_input_raises_a_precise_error(call, error: type, needle: str) -> None:
+def test_bad_input_raises_a_precise_error(call: Callable[[], object], error: type, needle: str) -> None:
     with pytest.raises(error, match=needle):
         call()
