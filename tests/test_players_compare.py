@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,12 +12,16 @@ from robo_players.compare import mann_whitney_p, play_games, report, row_names, 
 from robo_players.greedy import GreedyPlayer
 from robo_players.random_player import RandomPlayer
 from robo_players.simulate import simulate
+from yamb.cli import main
 from yamb.layout import layout
 from yamb.rules import rules
 
 
-def yamb_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "yamb", *args], capture_output=True, text=True, timeout=600)
+def yamb_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """Run the ``yamb`` program in this process: (exit code, stdout, stderr)."""
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def test_play_games_matches_simulate_and_its_rows_add_up() -> None:
@@ -55,12 +57,12 @@ def test_report_is_keyed_by_player() -> None:
     assert set(out["greedy"]["rows"]) == set(row_names(lay))
 
 
-def test_compare_command_json_and_plot(tmp_path: Path) -> None:
+def test_compare_command_json_and_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     plot = tmp_path / "scores.png"
-    result = yamb_cli("compare", "greedy", "smart", "--preset", "yatzy", "--games", "40", "--seed", "3",
-                      "--json", "--plot", str(plot))
-    assert result.returncode == 0, result.stderr
-    out = json.loads(result.stdout)
+    code, stdout, stderr = yamb_cli(capsys, "compare", "greedy", "smart", "--preset", "yatzy", "--games", "40",
+                                    "--seed", "3", "--json", "--plot", str(plot))
+    assert code == 0, stderr
+    out = json.loads(stdout)
     assert list(out) == ["greedy", "smart"]
     for stats in out.values():
         assert {"mean", "std", "sem", "rows", "win_rate", "mann_whitney_p"} <= set(stats)
@@ -74,8 +76,15 @@ def test_compare_command_json_and_plot(tmp_path: Path) -> None:
     ("args", "needle"),
     [(["greedy", "nobody"], "unknown player 'nobody'"), (["greedy", "greedy"], "named more than once")],
 )
-def test_compare_bad_input_is_one_line(args: list[str], needle: str) -> None:
-    result = yamb_cli("compare", *args, "--games", "10")
-    assert result.returncode == 2
-    assert needle in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1
+def test_compare_bad_input_is_one_line(args: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, stderr = yamb_cli(capsys, "compare", *args, "--games", "10")
+    assert code == 2
+    assert needle in stderr
+    assert len(stderr.strip().splitlines()) == 1
+
+
+def test_compare_command_tables(capsys: pytest.CaptureFixture[str]) -> None:
+    code, stdout, stderr = yamb_cli(capsys, "compare", "random", "greedy", "--preset", "yahtzee", "--games", "20")
+    assert code == 0, stderr
+    for title in ("mean score of each row", "head to head", "Mann-Whitney U p-value", "numbers_sum", "chance"):
+        assert title in stdout

@@ -77,10 +77,11 @@ class Exhaustive:
         return self.memo[key]
 
     def keep_value(self, t: int, keep: tuple[int, ...], only: int = -1) -> float:
-        total = 0.0
-        for counts, p in rolled(self.r.n_dice - sum(keep)):
-            total += p * self.value(t + 1, tuple(a + b for a, b in zip(keep, counts)), only)
-        return total
+        key = ("keep", t, keep, only)
+        if key not in self.memo:
+            self.memo[key] = sum(p * self.value(t + 1, tuple(a + b for a, b in zip(keep, counts)), only)
+                                 for counts, p in rolled(self.r.n_dice - sum(keep)))
+        return self.memo[key]
 
     def endings(self, t: int, hand: tuple[int, ...], only: int = -1) -> list[tuple[float, int]]:
         """(value, action) of every way to end the turn now."""
