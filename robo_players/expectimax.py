@@ -1,6 +1,6 @@
 """``expectimax``: exact search of the rest of the turn, cells valued by ``cell_values``.
 
-At every decision the player plans the rest of its turn with the turn
+After the first roll of a turn the player plans the rest of it with the turn
 optimizer (``expected_scores.turn.plan_one``): after each remaining roll the
 turn may end in any cell the rules allow then, worth the cell's value (its
 score against the row's expectation, see ``robo_players.cell_values``), and
