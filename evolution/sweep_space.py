@@ -1,0 +1,124 @@
+"""The search space of a sweep: which evolution settings a trial draws, and from where.
+
+Every trial starts from an evolution preset (``quick`` or ``full``), takes
+the space's fixed ``settings`` (``yamb sweep --set game=yatzy``), and
+replaces the settings below with values drawn by Optuna. CMA-ES keeps a full
+covariance matrix, so its networks come from a separate, smaller list of
+hidden layers (``cma_hidden``) that must stay under ``CMA_MAX_WEIGHTS``.
+
+=================  ===========================================  ===========
+parameter          what it sets                                 when
+=================  ===========================================  ===========
+algorithm          ``ga`` or ``cma`` (CMA-ES)                   always
+population         individuals per generation (log scale)       always
+games              games per evaluation (log scale)             always
+generations        the generation budget                        always
+ga_hidden          hidden layer sizes, e.g. ``16,16``           GA
+crossover          ``blend`` or ``sbx``                         GA
+cxpb               crossover probability                        GA
+mutation_sigma     Gaussian mutation step (log scale)           GA
+mutation_indpb     share of genes mutated (log scale)           GA
+cma_sigma          CMA-ES initial step size (log scale)         CMA-ES
+cma_hidden         hidden layer sizes                           CMA-ES
+=================  ===========================================  ===========
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+import optuna
+
+from evolution.config import CMA_MAX_WEIGHTS, ConfigError, EvolveConfig, from_preset, with_settings
+from evolution.state import net_spec
+from robo_players.neural.population import genome_size
+
+DRAWN = ("algorithm", "population", "games", "generations", "hidden", "crossover", "cxpb", "mutation_sigma",
+         "mutation_indpb", "cma_sigma")  # the evolution settings ``suggest`` draws
+PER_TRIAL = ("final_games", "seed", "workers", "threads")  # the evolution settings ``trial_config`` sets
+
+
+@dataclass(frozen=True)
+class SearchSpace:
+    """Ranges of the drawn settings, on top of the evolution preset ``base``."""
+
+    base: str
+    population: tuple[int, int]
+    games: tuple[int, int]
+    generations: tuple[int, int]
+    ga_hidden: tuple[str, ...]
+    cma_hidden: tuple[str, ...]
+    final_games: int  # every trial's best player is checked on the same games: the objective
+    cxpb: tuple[float, float] = (0.2, 0.9)
+    mutation_sigma: tuple[float, float] = (0.003, 0.3)
+    mutation_indpb: tuple[float, float] = (0.01, 1.0)
+    cma_sigma: tuple[float, float] = (0.005, 0.3)
+    settings: dict[str, object] = field(default_factory=dict)  # fixed evolution settings, e.g. the game
+
+    @classmethod
+    def from_dict(cls, data: dict) -> SearchSpace:
+        """The space saved as JSON (lists back to tuples)."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in names})
+
+
+SPACES: dict[str, SearchSpace] = {
+    # minutes on two cores: small populations, few games, a handful of generations
+    "quick": SearchSpace(base="quick", population=(8, 32), games=(8, 32), generations=(3, 8),
+                         ga_hidden=("8", "16", "8,8"), cma_hidden=("2", "4"), final_games=500),
+    # hours: the evolution preset ``full`` (the search-guided player) and its budgets
+    "full": SearchSpace(base="full", population=(32, 256), games=(50, 200), generations=(50, 200),
+                        ga_hidden=("8", "16", "32", "16,16"), cma_hidden=("4", "8"), final_games=10_000),
+}
+
+
+def search_space(name: str) -> SearchSpace:
+    if name not in SPACES:
+        raise ConfigError(f"unknown sweep preset {name!r}; choose from {', '.join(SPACES)}")
+    return SPACES[name]
+
+
+def suggest(trial: optuna.Trial, space: SearchSpace) -> dict[str, object]:
+    """The evolution settings of ``trial``, drawn from ``space`` (the table above)."""
+    algorithm = trial.suggest_categorical("algorithm", ["ga", "cma"])
+    settings: dict[str, object] = {
+        "algorithm": algorithm,
+        "population": trial.suggest_int("population", *space.population, log=True),
+        "games": trial.suggest_int("games", *space.games, log=True),
+        "generations": trial.suggest_int("generations", *space.generations),
+    }
+    if algorithm == "cma":
+        settings["hidden"] = trial.suggest_categorical("cma_hidden", space.cma_hidden)
+        settings["cma_sigma"] = trial.suggest_float("cma_sigma", *space.cma_sigma, log=True)
+        return settings
+    settings["hidden"] = trial.suggest_categorical("ga_hidden", space.ga_hidden)
+    settings["crossover"] = trial.suggest_categorical("crossover", ["blend", "sbx"])
+    settings["cxpb"] = trial.suggest_float("cxpb", *space.cxpb)
+    settings["mutation_sigma"] = trial.suggest_float("mutation_sigma", *space.mutation_sigma, log=True)
+    settings["mutation_indpb"] = trial.suggest_float("mutation_indpb", *space.mutation_indpb, log=True)
+    return settings
+
+
+def trial_config(space: SearchSpace, settings: dict[str, object], seed: int) -> EvolveConfig:
+    """The evolution config of a trial: the base preset, the drawn ``settings``, the sweep's seed.
+
+    Every trial plays one worker process with one thread: the sweep's workers
+    are the parallelism.
+    """
+    per_trial = {"final_games": space.final_games, "seed": seed, "workers": 1, "threads": 1}
+    return with_settings(from_preset(space.base), {**space.settings, **settings, **per_trial}).validate()
+
+
+def check_space(space: SearchSpace) -> None:
+    """A ``ConfigError`` if a fixed setting is one the sweep sets, or a network cannot be built or is too
+    large for CMA-ES; so that no trial fails on its settings."""
+    taken = sorted(set(space.settings) & set(DRAWN + PER_TRIAL))
+    if taken:
+        raise ConfigError(f"the sweep sets {taken[0]} itself; it cannot be fixed")
+    for algorithm, choices in (("ga", space.ga_hidden), ("cma", space.cma_hidden)):
+        for hidden in choices:
+            config = trial_config(space, {"algorithm": algorithm, "hidden": hidden}, seed=0)
+            weights = genome_size(net_spec(config).build())
+            if algorithm == "cma" and weights > CMA_MAX_WEIGHTS:
+                raise ConfigError(f"CMA-ES networks with hidden layers {hidden} have {weights:,} weights on this "
+                                  f"table, more than {CMA_MAX_WEIGHTS:,}")

@@ -1,0 +1,149 @@
+"""Where a sweep lives: its settings file, its Optuna storage, its study and its pruner.
+
+A sweep directory holds ``sweep.json`` (the settings the sweep was started
+with), ``sweep.db`` (the default SQLite storage) and one evolution run
+directory per trial under ``trials/``. The study is named after the directory,
+and the name is kept in ``sweep.json``: workers on other machines that point
+at the same shared storage, from a directory of the same name (or with a copy
+of ``sweep.json``), join the same study.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import optuna
+from sqlalchemy.exc import SQLAlchemyError
+
+from evolution.sweep_space import SearchSpace, search_space
+from robo_players.neural.files import write_atomically
+from yamb.errors import YambError
+
+# heartbeats and retries are "experimental" in Optuna 5, and the sweep relies on them knowingly
+warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+
+SETTINGS_FILE = "sweep.json"
+DEFAULT_DB = "sweep.db"
+PRUNERS = ("median", "hyperband", "none")
+HEARTBEAT_SECONDS = 10  # a running trial's worker writes a heartbeat this often (RDB storages)
+GRACE_SECONDS = 30  # a trial whose heartbeat is older than this is failed, then retried
+MAX_RETRIES = 2  # a failed trial is retried (same parameters, resumed run) at most this often
+
+
+class SweepError(YambError):
+    """A sweep directory, storage or setting that cannot be used."""
+
+
+@dataclass(frozen=True)
+class SweepSettings:
+    """What a sweep was started with, its search space included; a resumed sweep keeps them."""
+
+    space: SearchSpace
+    preset: str = "quick"  # the name ``space`` was taken from
+    pruner: str = "median"
+    seed: int = 0
+    storage: str | None = None  # None: sweep.db in the sweep directory
+    study: str = ""  # the Optuna study name: the sweep directory's name when it was started
+
+    def __post_init__(self) -> None:
+        if self.pruner not in PRUNERS:
+            raise SweepError(f"unknown pruner {self.pruner!r}; choose from {', '.join(PRUNERS)}")
+
+
+def settings_path(directory: Path) -> Path:
+    return Path(directory) / SETTINGS_FILE
+
+
+def read_settings(directory: Path) -> SweepSettings | None:
+    """The settings of an existing sweep directory, or None for a new one."""
+    path = settings_path(directory)
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text())
+        return SweepSettings(**{**data, "space": SearchSpace.from_dict(data["space"])})
+    except (ValueError, TypeError, KeyError) as error:
+        raise SweepError(f"{path} is not a sweep settings file: {error}") from None
+
+
+def settle_settings(
+    directory: Path, asked: dict[str, object], fixed: dict[str, str] | None = None
+) -> SweepSettings:
+    """The stored settings of ``directory`` (checked against what was asked) or new ones.
+
+    ``asked`` maps setting names to the values the user gave (None: not given);
+    ``fixed`` holds evolution settings every trial keeps (``--set``). A resumed
+    sweep refuses a value that differs from the one it was started with.
+    """
+    given = {key: value for key, value in asked.items() if value is not None}
+    stored = read_settings(directory)
+    if stored is None:
+        space = search_space(given.get("preset", SweepSettings.preset))
+        return SweepSettings(space=replace(space, settings=fixed or {}), **given,
+                             study=Path(directory).resolve().name)
+    if fixed and fixed != stored.space.settings:
+        raise SweepError(f"sweep {directory} was started with fixed settings {stored.space.settings}, not {fixed}")
+    for key, value in given.items():
+        if getattr(stored, key) != value:
+            raise SweepError(
+                f"sweep {directory} was started with {key} {getattr(stored, key)!r}, not {value!r}"
+            )
+    return stored
+
+
+def write_settings(directory: Path, settings: SweepSettings) -> None:
+    """Write ``sweep.json`` atomically."""
+    text = json.dumps(asdict(settings), indent=2) + "\n"
+    write_atomically(settings_path(directory), lambda tmp: tmp.write_text(text))
+
+
+def storage_url(directory: Path, settings: SweepSettings) -> str:
+    """The storage URL, or journal file path, the sweep's study lives in."""
+    if settings.storage is not None:
+        return settings.storage
+    return f"sqlite:///{(Path(directory) / DEFAULT_DB).resolve()}"
+
+
+def retry_callback() -> optuna.storages.RetryHeartbeatStaleTrialCallback:
+    """Queues a failed trial again (same parameters, user attributes and reported values)."""
+    return optuna.storages.RetryHeartbeatStaleTrialCallback(max_retry=MAX_RETRIES, inherit_intermediate_values=True)
+
+
+def open_storage(url: str) -> optuna.storages.BaseStorage:
+    """An Optuna storage: an RDB URL (``sqlite:///...``, ``postgresql://...``) or a journal file path.
+
+    RDB storages get a heartbeat, so the trial of a killed worker is failed
+    after ``GRACE_SECONDS`` and retried with the same parameters.
+    """
+    if "://" not in url:
+        path = Path(url)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(str(path)))
+    engine = {"connect_args": {"timeout": 60}} if url.startswith("sqlite") else None
+    try:
+        return optuna.storages.RDBStorage(
+            url, engine_kwargs=engine, heartbeat_interval=HEARTBEAT_SECONDS, grace_period=GRACE_SECONDS,
+            heartbeat_stale_trial_callback=retry_callback(),
+        )
+    except (ImportError, ValueError, SQLAlchemyError) as error:
+        raise SweepError(f"cannot open storage {url!r}: {str(error).splitlines()[0]}") from None
+
+
+def make_pruner(name: str, max_generations: int) -> optuna.pruners.BasePruner:
+    """The median or Hyperband pruner over generations (or none)."""
+    if name == "median":
+        return optuna.pruners.MedianPruner(n_startup_trials=2, n_warmup_steps=1)
+    if name == "hyperband":
+        return optuna.pruners.HyperbandPruner(min_resource=1, max_resource=max_generations, reduction_factor=3)
+    return optuna.pruners.NopPruner()
+
+
+def load_study(directory: Path, settings: SweepSettings) -> optuna.Study:
+    """Create or load the study of ``directory`` (maximizing the final check's mean score)."""
+    return optuna.create_study(
+        storage=open_storage(storage_url(directory, settings)), study_name=settings.study,
+        direction="maximize", load_if_exists=True,
+    )

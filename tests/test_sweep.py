@@ -1,0 +1,160 @@
+"""yamb sweep: a tiny sweep completes, resumes after an interruption, and its best trial reproduces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import optuna
+import pandas as pd
+import pytest
+from optuna.trial import TrialState
+
+from evolution import sweep
+from evolution.config import CMA_MAX_WEIGHTS, EvolveConfig, read_toml, with_settings
+from evolution.run import evolve, start
+from evolution.state import load_checkpoint, net_spec
+from evolution.sweep import RUN_DIR, finished_trials, objective, run_sweep
+from evolution.sweep_space import SPACES, SearchSpace, suggest, trial_config
+from evolution.sweep_study import (
+    SweepError, SweepSettings, open_storage, read_settings, settle_settings, write_settings,
+)
+from robo_players.neural.population import genome_size
+from yamb.cli import main
+
+TINY = SearchSpace(base="quick", population=(4, 6), games=(4, 6), generations=(2, 3),
+                   ga_hidden=("2", "4"), cma_hidden=("1", "2"), final_games=30, settings={"game": "yatzy"})
+
+
+def tiny_settings(pruner: str = "none") -> SweepSettings:
+    return SweepSettings(space=TINY, preset="tiny", pruner=pruner, study="tiny")
+
+
+def rerun(run_dir: Path, out: Path) -> float:
+    """A trial's config.toml played again as a plain evolution run: its final check's mean."""
+    config = with_settings(EvolveConfig(), read_toml(run_dir / "config.toml"))
+    return evolve(start(config, out), out)["best"]["mean"]
+
+
+def stop_after_first_generation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the next trial's run raise KeyboardInterrupt (Ctrl-C) once its first generation is saved."""
+    real_evolve = sweep.evolve
+
+    def evolve_until_ctrl_c(state, run_dir, report):
+        def report_then_stop(state, entry):
+            report(state, entry)
+            raise KeyboardInterrupt
+
+        return real_evolve(state, run_dir, report_then_stop)
+
+    monkeypatch.setattr(sweep, "evolve", evolve_until_ctrl_c)
+
+
+def test_sweep_resumes_after_an_interruption_and_its_best_trial_reproduces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    directory, settings = tmp_path / "sweep", tiny_settings()
+    # two worker processes share the study; each finishes its trial, so there may be three
+    study = run_sweep(directory, settings, trials=2, workers=2)
+    trials = finished_trials(study) + 1
+    assert trials in (3, 4)
+    with monkeypatch.context() as patch:
+        stop_after_first_generation(patch)
+        with pytest.raises(KeyboardInterrupt):
+            run_sweep(directory, settings, trials=trials)
+    study = run_sweep(directory, settings, trials=trials)
+
+    everything = study.get_trials()
+    assert [t.state for t in everything].count(TrialState.COMPLETE) == trials
+    (failed,) = [t for t in everything if t.state == TrialState.FAIL]
+    (retry,) = [t for t in everything if t.system_attrs.get("failed_trial") == failed.number]
+    assert retry.state == TrialState.COMPLETE
+    assert retry.params == failed.params and retry.user_attrs[RUN_DIR] == failed.user_attrs[RUN_DIR]
+    # the retry resumed the interrupted run: every generation played and reported once
+    generations = retry.params["generations"]
+    logbook = pd.read_csv(directory / retry.user_attrs[RUN_DIR] / "logbook.csv")
+    assert list(logbook.gen) == list(range(generations))
+    assert sorted(retry.intermediate_values) == list(range(generations))
+    assert retry.intermediate_values[0] == failed.intermediate_values[0]
+    # each trial has its own run directory, and no two complete trials drew the same settings
+    assert len({t.user_attrs[RUN_DIR] for t in everything}) == trials
+    assert len({tuple(sorted(t.params.items())) for t in everything if t.state == TrialState.COMPLETE}) == trials
+
+    # the best trial and the resumed one, run again as plain evolution runs, score the same
+    again = {study.best_trial.number: study.best_trial, retry.number: retry}
+    for trial in again.values():
+        assert rerun(directory / trial.user_attrs[RUN_DIR], tmp_path / f"rerun-{trial.number}") == trial.value
+
+
+def test_a_pruned_trial_stops_its_run_after_the_saved_generation(tmp_path: Path) -> None:
+    study = optuna.create_study(direction="maximize", pruner=optuna.pruners.ThresholdPruner(lower=1e9))
+    study.optimize(lambda trial: objective(trial, tmp_path, TINY, seed=0), n_trials=1)
+    (trial,) = study.trials
+    assert trial.state == TrialState.PRUNED
+    assert list(trial.intermediate_values) == [0]
+    run_dir = tmp_path / trial.user_attrs[RUN_DIR]
+    assert load_checkpoint(run_dir).generation == 1
+    assert not (run_dir / "summary.json").exists()
+
+
+@pytest.mark.parametrize("preset", sorted(SPACES))
+def test_every_drawn_setting_makes_a_valid_run(preset: str) -> None:
+    space = SPACES[preset]
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=1))
+    configs = []
+    study.optimize(lambda trial: configs.append(trial_config(space, suggest(trial, space), 7)) or 0.0,
+                   n_trials=60)
+    assert {c.algorithm for c in configs} == {"ga", "cma"}
+    for c in configs:
+        assert c.seed == 7 and c.final_games == space.final_games and c.workers == 1
+        assert space.population[0] <= c.population <= space.population[1]
+        if c.algorithm == "cma":
+            assert genome_size(net_spec(c).build()) <= CMA_MAX_WEIGHTS
+
+
+def test_settings_are_kept_and_a_resume_refuses_other_ones(tmp_path: Path) -> None:
+    assert settle_settings(tmp_path, {"preset": None, "seed": 3}).space == SPACES["quick"]
+    write_settings(tmp_path, tiny_settings())
+    assert read_settings(tmp_path) == tiny_settings()
+    assert settle_settings(tmp_path, {"preset": None, "pruner": "none"}) == tiny_settings()
+    with pytest.raises(SweepError, match="started with pruner 'none', not 'median'"):
+        settle_settings(tmp_path, {"pruner": "median"})
+
+
+def test_storages(tmp_path: Path) -> None:
+    assert isinstance(open_storage(str(tmp_path / "sweep.log")), optuna.storages.JournalStorage)
+    assert isinstance(open_storage(f"sqlite:///{tmp_path / 'sweep.db'}"), optuna.storages.RDBStorage)
+    with pytest.raises(SweepError, match="cannot open storage 'nosuchdb://x'"):
+        open_storage("nosuchdb://x")
+
+
+def test_cli_sweeps_and_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                capsys: pytest.CaptureFixture) -> None:
+    monkeypatch.setitem(SPACES, "tiny", TINY)
+    directory = str(tmp_path / "sweep")
+    assert main(["sweep", directory, "--trials", "1", "--preset", "tiny", "--pruner", "none",
+                 "--storage", str(tmp_path / "journal.log")]) == 0
+    assert "1 complete" in capsys.readouterr().out
+    assert main(["sweep", "report", directory]) == 0
+    out = capsys.readouterr().out
+    assert "yamb evolve --config" in out
+    for name in ("optimization_history", "param_importances", "parallel_coordinate", "intermediate_values"):
+        assert (tmp_path / "sweep" / "plots" / f"{name}.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["report"], "usage: yamb sweep report DIR"),
+        (["report", "{tmp}/nothing"], "is not a sweep directory"),
+        (["report", "{tmp}", "--seed", "1"], "takes DIR and --top, not --seed"),
+        (["{tmp}/a", "{tmp}/b"], "one sweep directory, not 2"),
+        (["{tmp}/s", "--trials", "0"], "--trials and --workers must be at least 1"),
+        (["{tmp}/s", "--pruner", "best"], "unknown pruner 'best'"),
+        (["{tmp}/s", "--preset", "huge"], "unknown sweep preset 'huge'"),
+        (["{tmp}/s", "--storage", "nosuchdb://x"], "cannot open storage"),
+    ],
+)
+def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture, args: list[str], needle: str) -> None:
+    assert main(["sweep", *(a.replace("{tmp}", str(tmp_path)) for a in args)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert needle in err and len(err.splitlines()) == 1

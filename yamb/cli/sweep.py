@@ -1,0 +1,130 @@
+"""``yamb sweep``: an Optuna study over evolution settings; ``yamb sweep report DIR`` shows what it found.
+
+``yamb sweep [DIR] --trials N`` runs (or continues) the sweep in ``DIR``
+(default ``sweeps/<preset>``) until ``N`` trials are complete or pruned.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "sweep evolution settings with Optuna (yamb sweep [DIR] --trials N; yamb sweep report DIR)"
+DEFAULT_TRIALS = 20
+DEFAULT_TOP = 10
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("words", nargs="*", metavar="[report] DIR",
+                        help="the sweep directory (default sweeps/<preset>); 'report DIR' shows a sweep")
+    parser.add_argument("--trials", type=int, default=None,
+                        help=f"finished (complete or pruned) trials to reach (default {DEFAULT_TRIALS})")
+    parser.add_argument("--workers", type=int, default=None, help="worker processes on this machine (default 1)")
+    parser.add_argument("--storage", default=None,
+                        help="Optuna RDB URL (postgresql://..., sqlite:///...) or journal file path "
+                             "(default DIR/sweep.db)")
+    parser.add_argument("--pruner", default=None, help="median (default), hyperband or none")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the sampler and of every run (default 0)")
+    parser.add_argument("--preset", default=None, help="search space: quick (default, minutes) or full (hours)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="an evolution setting every trial keeps, e.g. --set game=yatzy (new sweeps)")
+    parser.add_argument("--top", type=int, default=DEFAULT_TOP, help=f"best trials shown (default {DEFAULT_TOP})")
+
+
+def run(args: argparse.Namespace) -> int:
+    from evolution.sweep_study import SweepError
+
+    words = list(args.words)
+    if args.top < 1:
+        raise SweepError("--top must be at least 1")
+    if words[:1] == ["report"]:
+        if len(words) != 2:
+            raise SweepError("usage: yamb sweep report DIR")
+        given = [name for name in ("trials", "workers", "storage", "pruner", "seed", "preset")
+                 if getattr(args, name) is not None]
+        if args.set:
+            given.append("set")
+        if given:
+            raise SweepError(f"yamb sweep report takes DIR and --top, not --{given[0]}")
+        return report(args, words[1])
+    if len(words) > 1:
+        raise SweepError(f"one sweep directory, not {len(words)}: {' '.join(words)}")
+    return sweep(args, words[0] if words else None)
+
+
+def sweep(args: argparse.Namespace, directory: str | None) -> int:
+    from pathlib import Path
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from evolution.config import parse_assignment
+    from evolution.sweep import run_sweep
+    from evolution.sweep_study import settle_settings
+
+    path = Path(directory or f"sweeps/{args.preset or 'quick'}")
+    fixed = dict(parse_assignment(text) for text in args.set)
+    settings = settle_settings(path, {"preset": args.preset, "pruner": args.pruner, "seed": args.seed,
+                                      "storage": args.storage}, fixed)
+    trials = DEFAULT_TRIALS if args.trials is None else args.trials
+    console = Console()
+    fixed_text = "".join(f", {key}={value}" for key, value in settings.space.settings.items())
+    console.print(f"sweep {path}: preset {settings.preset}{fixed_text}, pruner {settings.pruner}, "
+                  f"seed {settings.seed}, study {settings.study!r} in {settings.storage or path / 'sweep.db'}")
+    columns = (TextColumn("[bold]trials"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.description}"))
+    try:
+        with Progress(*columns, console=console) as progress:
+            task = progress.add_task("", total=trials)
+
+            def show(finished: int, note: str) -> None:
+                progress.update(task, completed=finished, description=note)
+
+            study = run_sweep(path, settings, trials, args.workers or 1, show)
+    except KeyboardInterrupt:
+        console.print(f"interrupted; continue with: yamb sweep {path} --trials {trials}")
+        raise
+    print_best(console, study, args.top)
+    console.print(f"plots and the full table: yamb sweep report {path}")
+    return 0
+
+
+def print_best(console, study, top: int) -> None:
+    """The trial counts and a table of the best complete trials."""
+    from rich.table import Table
+
+    from evolution.sweep_report import best_trials, state_counts, trial_row
+
+    counts = ", ".join(f"{n} {state}" for state, n in sorted(state_counts(study).items()))
+    table = Table(title=f"study {study.study_name}: {counts}")
+    for name, justify in (("trial", "right"), ("mean score", "right"), ("generations", "right"),
+                          ("parameters", "left"), ("run directory", "left")):
+        table.add_column(name, justify=justify)
+    for trial in best_trials(study, top):
+        table.add_row(*trial_row(trial))
+    console.print(table)
+
+
+def report(args: argparse.Namespace, directory: str) -> int:
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from evolution.sweep import RUN_DIR
+    from evolution.sweep_report import PLOTS_DIR, best_trials, write_plots
+    from evolution.sweep_study import SweepError, load_study, read_settings
+
+    path = Path(directory)
+    settings = read_settings(path)
+    if settings is None:
+        raise SweepError(f"{path} is not a sweep directory (no sweep.json)")
+    study = load_study(path, settings)
+    console = Console()
+    print_best(console, study, args.top)
+    best = best_trials(study, 1)
+    if best:
+        run_dir = path / best[0].user_attrs[RUN_DIR]
+        console.print(f"best trial {best[0].number}; run it again with: "
+                      f"yamb evolve --config {run_dir / 'config.toml'} --out runs/sweep-best")
+    for name, where in write_plots(study, path / PLOTS_DIR).items():
+        console.print(f"{name}: {where}")
+    return 0
