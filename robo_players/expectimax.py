@@ -127,11 +127,14 @@ def _workspace(n_cols, n_rows, n_levels, rolls, n_multisets, n_keeps, pure_hand)
 
 
 @njit(cache=True, inline="always")
-def _search_one(i, games, state, consts, tables, plans, work, bits, actions):
+def _search_one(i, games, state, consts, tables, plan_keep, plan_turn_id, plan_target, work, bits,
+                actions):
     """Choose the action of ``games[i]``: the best ending now or the plan's keep.
 
-    ``plans`` holds each game's plan for its later rolls: the keeps (or ``STOP``)
-    by roll and hand, valid for the turn and commitment it was made in.
+    Each game's plan for its later rolls: ``plan_keep`` (keeps or ``STOP`` by roll
+    and hand), valid for turn ``plan_turn_id`` and commitment ``plan_target``.
+    (Arrays a parallel loop writes are passed one by one: numba may lose writes
+    to arrays unpacked from a tuple, see ``yamb.kernels``.)
     """
     filled, cells, dice, roll, rolls_allowed, _, announced, answer, player, turn = state[:10]
     order, n_rows, scores, joker_scores, five_face = consts[0], consts[1], consts[3], consts[4], consts[5]
@@ -139,7 +142,6 @@ def _search_one(i, games, state, consts, tables, plans, work, bits, actions):
     (expected, variance, levels, level_score, params, sign, row_value, reach,
      add_die, remove_die, first_prob, scores_t, levels_t) = tables
     lin, num, ends, all_options, all_pure, all_value, all_keep, kv, best_keep, arg = work
-    plan_keep, plan_turn_id, plan_target = plans
     n_cols = order.shape[0]
     n_cells = n_cols * n_rows
     n_keeps = len(keep_size)
@@ -250,29 +252,33 @@ def _search_one(i, games, state, consts, tables, plans, work, bits, actions):
 
 
 @njit(cache=True, inline="always")
-def _search_range(start, stop, games, state, consts, tables, plans, bits, actions):
+def _search_range(start, stop, games, state, consts, tables, plan_keep, plan_turn_id, plan_target, bits,
+                  actions):
     """Search ``games[start:stop]`` with one workspace."""
     n_rows, n_keeps, pure_hand = consts[1], len(consts[7]), consts[15]
-    levels, level_score, plan_keep = tables[2], tables[3], plans[0]
+    levels, level_score = tables[2], tables[3]
     work = _workspace(consts[0].shape[0], n_rows, level_score.shape[1], plan_keep.shape[1] + 1,
                       levels.shape[0], n_keeps, pure_hand)
     for i in range(start, stop):
-        _search_one(i, games, state, consts, tables, plans, work, bits, actions)
+        _search_one(i, games, state, consts, tables, plan_keep, plan_turn_id, plan_target, work, bits,
+                    actions)
 
 
 @njit(cache=True)
-def _search(games, state, consts, tables, plans, actions):
+def _search(games, state, consts, tables, plan_keep, plan_turn_id, plan_target, actions):
     bits = np.empty((len(games), 2, consts[0].shape[0]), dtype=np.uint32)
-    _search_range(0, len(games), games, state, consts, tables, plans, bits, actions)
+    _search_range(0, len(games), games, state, consts, tables, plan_keep, plan_turn_id, plan_target, bits,
+                  actions)
 
 
 @njit(cache=True, parallel=True)
-def _search_parallel(games, state, consts, tables, plans, actions, n_chunks):
+def _search_parallel(games, state, consts, tables, plan_keep, plan_turn_id, plan_target, actions, n_chunks):
     bits = np.empty((len(games), 2, consts[0].shape[0]), dtype=np.uint32)
     for chunk in prange(n_chunks):
         start = chunk * len(games) // n_chunks
         stop = (chunk + 1) * len(games) // n_chunks
-        _search_range(start, stop, games, state, consts, tables, plans, bits, actions)
+        _search_range(start, stop, games, state, consts, tables, plan_keep, plan_turn_id, plan_target,
+                      bits, actions)
 
 
 class ExpectimaxPlayer:
@@ -299,7 +305,7 @@ class ExpectimaxPlayer:
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         games = np.asarray(games, dtype=np.int64)
         actions = np.empty(len(games), dtype=np.int64)
-        args = (games, batch._state, batch._consts, self.tables, self._plans_of(batch), actions)
+        args = (games, batch._state, batch._consts, self.tables, *self._plans_of(batch), actions)
         if len(games) >= PARALLEL_GAMES:
             _search_parallel(*args, min(len(games), CHUNKS_PER_THREAD * get_num_threads()))
         else:
