@@ -1,0 +1,98 @@
+"""The turn optimizer's recursion for several turns at once, one turn per SIMD lane.
+
+``expected_scores.turn.plan_one`` plans one turn: keep values built one die at
+a time, then the best sub-keep of every hand. The keep and hand tables are
+the same for every turn, so with the turn as the innermost array axis each
+step of the recursion is one vector operation over many turns. This computes
+``plan_one`` of ``L`` turns with arrays of shape (rolls, M, L): the same
+operations in the same order, so the values and keeps are bit for bit those
+of ``plan_one`` (ties prefer stopping, then the larger keep), several times
+faster.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from expected_scores.turn import STOP
+from yamb.dice import FACES
+
+
+@njit(cache=True, inline="always")
+def _option(options, pure, t, m, lane, after_full_throw):
+    """``turn._option`` of one lane: the option after roll ``t + 1``, pure hand included."""
+    v = options[t, m, lane]
+    if after_full_throw and pure.shape[0] > 0 and pure[t, m, lane] > v:
+        v = pure[t, m, lane]
+    return v
+
+
+@njit(cache=True)
+def plan_lanes(options, pure, add_die, remove_die, first_prob, value, keep, kv, best, arg):
+    """``plan_one`` of every lane: options and pure (rolls or 0, M, L) to value and keep (rolls, M, L).
+
+    Work arrays ``kv``, ``best`` (K, L) float64 and ``arg`` (K, L) int32.
+    """
+    rolls, n_multisets, lanes = options.shape
+    first_full = add_die.shape[0] - n_multisets
+    for m in range(n_multisets):
+        for lane in range(lanes):
+            value[rolls - 1, m, lane] = _option(options, pure, rolls - 1, m, lane, rolls == 1)
+            keep[rolls - 1, m, lane] = STOP
+    for t in range(rolls - 2, -1, -1):
+        for m in range(n_multisets):
+            for lane in range(lanes):
+                kv[first_full + m, lane] = value[t + 1, m, lane]
+        for k in range(first_full - 1, -1, -1):
+            a0, a1, a2 = add_die[k, 0], add_die[k, 1], add_die[k, 2]
+            a3, a4, a5 = add_die[k, 3], add_die[k, 4], add_die[k, 5]
+            for lane in range(lanes):
+                s = 0.0
+                s += kv[a0, lane]
+                s += kv[a1, lane]
+                s += kv[a2, lane]
+                s += kv[a3, lane]
+                s += kv[a4, lane]
+                s += kv[a5, lane]
+                kv[k, lane] = s / FACES
+        if pure.shape[0] > 0:  # rerolling every die makes the hand pure
+            for lane in range(lanes):
+                s = 0.0
+                for m in range(n_multisets):
+                    s += first_prob[m] * max(value[t + 1, m, lane], _option(options, pure, t + 1, m, lane, True))
+                kv[0, lane] = s
+        for k in range(first_full):
+            for lane in range(lanes):
+                best[k, lane] = kv[k, lane]
+                arg[k, lane] = k
+            for f in range(FACES):
+                j = remove_die[k, f]
+                if j >= 0:
+                    for lane in range(lanes):
+                        better = best[j, lane] > best[k, lane]
+                        best[k, lane] = best[j, lane] if better else best[k, lane]
+                        arg[k, lane] = arg[j, lane] if better else arg[k, lane]
+        for m in range(n_multisets):
+            for lane in range(lanes):
+                value[t, m, lane] = _option(options, pure, t, m, lane, t == 0)
+                keep[t, m, lane] = STOP
+            for f in range(FACES):
+                j = remove_die[first_full + m, f]
+                if j >= 0:
+                    for lane in range(lanes):
+                        better = best[j, lane] > value[t, m, lane]
+                        value[t, m, lane] = best[j, lane] if better else value[t, m, lane]
+                        keep[t, m, lane] = arg[j, lane] if better else keep[t, m, lane]
+
+
+def plan_many(options: np.ndarray, dice, pure: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Values and keeps (rolls, B, M) of B turns with options (and pure options) (rolls, B, M)."""
+    o = np.ascontiguousarray(np.asarray(options, dtype=np.float64).transpose(0, 2, 1))
+    p = np.zeros((0,) + o.shape[1:]) if pure is None else np.ascontiguousarray(np.transpose(pure, (0, 2, 1)))
+    value, keep = np.empty_like(o), np.empty(o.shape, dtype=np.int16)
+    lanes = o.shape[2]
+    plan_lanes(o, p, dice.add_die, dice.remove_die, dice.outcome_prob[0], value, keep,
+               np.empty((dice.n_keeps, lanes)), np.empty((dice.n_keeps, lanes)),
+               np.empty((dice.n_keeps, lanes), dtype=np.int32))
+    return value.transpose(0, 2, 1), keep.transpose(0, 2, 1)

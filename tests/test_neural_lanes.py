@@ -1,0 +1,24 @@
+"""The lane planner gives bit for bit the turn optimizer's plans."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from expected_scores.turn import plan_turn
+from robo_players.neural.lanes import plan_many
+from yamb.rules import rules
+
+
+@pytest.mark.parametrize(("preset", "rolls", "with_pure"), [("yamb", 3, False), ("jamb6", 3, True), ("jamb6", 5, True),
+                                                            ("yatzy", 2, False)])
+def test_lanes_plan_exactly_as_the_turn_optimizer(preset: str, rolls: int, with_pure: bool) -> None:
+    dice = rules(preset).dice
+    rng = np.random.default_rng(rolls)
+    options = rng.integers(0, 30, (rolls, 7, dice.n_multisets)).astype(np.float64)  # integers: many ties
+    options[0] = -np.inf
+    options[0, np.arange(7), rng.integers(0, dice.n_multisets, 7)] = 25.0
+    pure = rng.integers(0, 40, options.shape).astype(np.float64) if with_pure else None
+    reference = plan_turn(options, dice, rolls, pure=pure)
+    value, keep = plan_many(options, dice, pure)
+    assert np.array_equal(value, reference.value) and np.array_equal(keep, reference.keep)
