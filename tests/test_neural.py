@@ -97,15 +97,17 @@ def test_a_population_plays_exactly_as_each_network_alone(kind: str) -> None:
     assert len({tuple(s) for s in scores}) > 1  # the members really play differently
 
 
-@pytest.mark.parametrize(("preset", "columns"), TABLES + [("yahtzee", None)])
-def test_guided_players_start_as_expectimax_exactly(preset: str, columns) -> None:
+@pytest.mark.parametrize(("preset", "columns", "games"), [(p, c, 8) for p, c in TABLES] + [("yahtzee", None, 8),
+                                                                                      ("yamb", None, 70)])
+def test_guided_players_start_as_expectimax_exactly(preset: str, columns, games: int) -> None:
+    """Also with several parallel chunks (140 games): the search splits a batch into blocks of 64."""
     spec = spec_of("guided", preset, columns)
     lay = spec.layout()
     rng = np.random.default_rng(1)
-    genomes = np.stack([spec.build().initial_genome(rng) for _ in range(2)])  # random hidden, zero output
-    members, games = 2, 8
+    members = 2
+    genomes = np.stack([spec.build().initial_genome(rng) for _ in range(members)])  # random hidden, zero output
     batch = GameBatch(lay, members * games, seed=4, streams=np.tile(np.arange(games), members))
-    scores = play(batch, [population_player(spec, genomes, np.full((2, lay.n_cells), 5.0))])[:, 0]
+    scores = play(batch, [population_player(spec, genomes, np.full((members, lay.n_cells), 5.0))])[:, 0]
     reference = play(GameBatch(lay, games, seed=4), [ExpectimaxPlayer(lay)])[:, 0]
     assert np.array_equal(scores, np.tile(reference, members))
 

@@ -238,10 +238,13 @@ def _guided_range(start, stop, games, state, consts, tables, plans, actions, adj
 
 
 @njit(cache=True, parallel=True)
-def _guided(games, state, consts, tables, plans, actions, adjust, n_chunks):
+def _guided(games, state, consts, tables, plan_keep, plan_turn_id, plan_target, actions, adjust, n_chunks):
+    """The search of every game, in chunks. (The plan arrays come one by one: a parallel loop
+    may lose writes to arrays unpacked from a tuple, see ``yamb.kernels``.)"""
     for chunk in prange(n_chunks):
         start = chunk * len(games) // n_chunks
         stop = (chunk + 1) * len(games) // n_chunks
+        plans = (plan_keep, plan_turn_id, plan_target)
         _guided_range(start, stop, games, state, consts, tables, plans, actions, adjust)
 
 
@@ -268,5 +271,5 @@ class SearchGuidedPlayer(ExpectimaxPlayer):
         adjust[:, 0] *= self.scale
         actions = np.empty(len(games), dtype=np.int64)
         chunks = min(-(-len(games) // BLOCK), CHUNKS_PER_THREAD * get_num_threads())
-        _guided(games, batch._state, batch._consts, self.tables, self._plans_of(batch), actions, adjust, chunks)
+        _guided(games, batch._state, batch._consts, self.tables, *self._plans_of(batch), actions, adjust, chunks)
         return actions
