@@ -13,9 +13,9 @@ Performance notes:
   loops.
 - Loops over games run on all numba threads (``prange``); games are
   independent, so the results do not depend on the number of threads. The
-  engine runs small batches on one thread (waking threads costs more). Unless
-  ``NUMBA_THREADING_LAYER`` says otherwise, numba uses its ``workqueue``
-  layer, whose idle threads sleep rather than spin.
+  engine runs small batches on one thread (waking threads costs more), and
+  ``OMP_WAIT_POLICY`` defaults to ``PASSIVE`` so that idle OpenMP threads
+  sleep rather than spin.
 - A parallel loop may silently lose its writes to arrays unpacked from a tuple
   (numba issue 5872), so ``apply`` takes the state arrays one by one; the
   other kernels write only to arrays passed directly.
@@ -36,14 +36,13 @@ from __future__ import annotations
 
 import os
 
-import numba
 import numpy as np
 from numba import njit, prange
 
-if "NUMBA_THREADING_LAYER" not in os.environ:
-    # Workers that sleep between loops: OpenMP's workers spin, which makes every
-    # parallel loop several times slower when other processes share the cores.
-    numba.config.THREADING_LAYER = "workqueue"
+# OpenMP workers that sleep between parallel loops instead of spinning: spinning
+# workers make every loop several times slower when other processes share the
+# cores. Read when numba first runs a parallel loop; a value already set wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 # Column classes, stored above the row bits of each ``order`` table entry.
 ORDINARY, HAND, ANNOUNCE, LATE, COUNTER = 0, 1, 2, 3, 4
