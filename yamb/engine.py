@@ -34,8 +34,13 @@ COLUMN_CLASS = {
 
 
 @contextmanager
-def _threads_for(n_games: int) -> Iterator[None]:
-    """Run kernels on one thread for small batches: waking other threads costs more than it saves."""
+def threads_for(n_games: int) -> Iterator[None]:
+    """Numba threads for kernels over ``n_games`` games: all of them for large batches,
+    one for small ones (waking other threads costs more than it saves).
+
+    Players that run their own parallel kernels can use it the same way:
+    ``with threads_for(len(games)): my_kernel(...)``.
+    """
     if n_games >= PARALLEL_GAMES:
         yield
         return
@@ -110,7 +115,7 @@ class GameBatch:
         self.done = np.zeros(n, dtype=bool)
         self._rows = np.arange(n, dtype=np.int64)
         self._consts = self._constants()
-        with _threads_for(n):
+        with threads_for(n):
             kernels.apply(self._rows, np.full(n, kernels.START_TURN), *self._state, self._consts)
 
     # ----------------------------------------------------------------- kernel plumbing
@@ -166,7 +171,7 @@ class GameBatch:
             must_announce=np.zeros(n, dtype=bool),
             may_roll=np.zeros(n, dtype=bool),
         )
-        with _threads_for(len(games)):
+        with threads_for(len(games)):
             kernels.legal(games, self._state, self._consts, bits, out.must_announce, out.may_roll)
         done = self.done[games]
         out.fill_bits[done] = 0
@@ -205,7 +210,7 @@ class GameBatch:
             actions = np.asarray(actions)[games]
         games = self._games(games) if check else np.asarray(games, dtype=np.int64)
         actions = np.asarray(actions, dtype=np.int64).reshape(games.shape)
-        with _threads_for(len(games)):
+        with threads_for(len(games)):
             if check:
                 self._check(games, actions)
             kernels.apply(games, actions, *self._state, self._consts)
