@@ -43,7 +43,8 @@ from evolution.run import evolve, resume, start
 from evolution.state import CHECKPOINT
 from evolution.sweep_space import SearchSpace, check_space, suggest, trial_config
 from evolution.sweep_study import (
-    SweepError, SweepSettings, load_study, make_pruner, read_settings, retry_callback, write_settings,
+    SweepError, SweepSettings, join_study, load_study, make_pruner, read_settings, retry_callback,
+    write_settings,
 )
 
 FINISHED = (TrialState.COMPLETE, TrialState.PRUNED)
@@ -115,26 +116,28 @@ def work(directory: Path, settings: SweepSettings, trials: int, worker: int,
     seed = np.random.SeedSequence([settings.seed, worker, len(study.trials)]).generate_state(1)[0]
     study.sampler = optuna.samplers.TPESampler(seed=int(seed), multivariate=True, group=True)
     study.pruner = make_pruner(settings.pruner, space.generations[1])
+    run_seed = study.user_attrs["run_seed"]
 
     def finished(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
         if progress is not None:
-            value = "pruned" if trial.value is None else f"{trial.value:.1f}"
+            value = f"{trial.value:.1f}" if trial.state == TrialState.COMPLETE else trial.state.name.lower()
             progress(finished_trials(study), f"trial {trial.number}: {value}")
 
     if finished_trials(study) < trials:
         study.optimize(
-            lambda trial: objective(trial, directory, space, settings.seed, progress),
+            lambda trial: objective(trial, directory, space, run_seed, progress),
             callbacks=[optuna.study.MaxTrialsCallback(trials, states=FINISHED), finished], gc_after_trial=True,
         )
 
 
 def prepare(directory: Path, settings: SweepSettings) -> optuna.Study:
-    """Check the search space, write the settings, create or load the study, queue retries of failed trials."""
+    """Check the search space, write the settings, create or join the study, queue retries of failed trials."""
     check_space(settings.space)
     directory = Path(directory)
     if read_settings(directory) is None:
         write_settings(directory, settings)
     study = load_study(directory, settings)
+    join_study(study, settings)
     retry_failed(study)
     return study
 

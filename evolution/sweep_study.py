@@ -141,6 +141,22 @@ def make_pruner(name: str, max_generations: int) -> optuna.pruners.BasePruner:
     return optuna.pruners.NopPruner()
 
 
+def join_study(study: optuna.Study, settings: SweepSettings) -> None:
+    """Record the search space and the runs' seed in a new study; refuse a study that searches another space.
+
+    Workers on other machines keep their own ``sweep.json``: the study is where
+    they agree. Their ``--seed`` seeds their sampler; every run takes the
+    study's seed, so that all trials play the same dice.
+    """
+    space = json.loads(json.dumps(asdict(settings.space)))
+    if "space" not in study.user_attrs:
+        study.set_user_attr("space", space)
+        study.set_user_attr("run_seed", settings.seed)
+    elif study.user_attrs["space"] != space:
+        raise SweepError(f"study {study.study_name!r} searches another space than sweep.json "
+                         "(another --preset or --set); use another storage or study")
+
+
 def load_study(directory: Path, settings: SweepSettings) -> optuna.Study:
     """Create or load the study of ``directory`` (maximizing the final check's mean score)."""
     return optuna.create_study(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import optuna
@@ -13,7 +14,7 @@ from evolution import sweep
 from evolution.config import CMA_MAX_WEIGHTS, EvolveConfig, read_toml, with_settings
 from evolution.run import evolve, start
 from evolution.state import load_checkpoint, net_spec
-from evolution.sweep import RUN_DIR, finished_trials, objective, run_sweep
+from evolution.sweep import RUN_DIR, finished_trials, objective, prepare, run_sweep
 from evolution.sweep_space import SPACES, SearchSpace, suggest, trial_config
 from evolution.sweep_study import (
     SweepError, SweepSettings, open_storage, read_settings, settle_settings, write_settings,
@@ -118,6 +119,20 @@ def test_settings_are_kept_and_a_resume_refuses_other_ones(tmp_path: Path) -> No
     assert settle_settings(tmp_path, {"preset": None, "pruner": "none"}) == tiny_settings()
     with pytest.raises(SweepError, match="started with pruner 'none', not 'median'"):
         settle_settings(tmp_path, {"pruner": "median"})
+    with pytest.raises(SweepError, match="started with fixed settings {'game': 'yatzy'}"):
+        settle_settings(tmp_path, {}, {"game": "yahtzee"})
+
+
+def test_a_second_machine_joins_the_study_of_the_same_space_only(tmp_path: Path) -> None:
+    shared = f"sqlite:///{tmp_path / 'shared.db'}"
+    first = replace(tiny_settings(), storage=shared, seed=5)
+    prepare(tmp_path / "first", first)
+    # another machine: its own directory and seed, the same storage and study
+    study = prepare(tmp_path / "second", replace(first, seed=6))
+    assert study.user_attrs["run_seed"] == 5
+    other_space = replace(first, space=replace(TINY, games=(4, 8)))
+    with pytest.raises(SweepError, match="searches another space"):
+        prepare(tmp_path / "third", other_space)
 
 
 def test_storages(tmp_path: Path) -> None:
@@ -152,6 +167,9 @@ def test_cli_sweeps_and_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         (["{tmp}/s", "--pruner", "best"], "unknown pruner 'best'"),
         (["{tmp}/s", "--preset", "huge"], "unknown sweep preset 'huge'"),
         (["{tmp}/s", "--storage", "nosuchdb://x"], "cannot open storage"),
+        (["{tmp}/s", "--set", "population=8"], "the sweep sets population itself"),
+        (["{tmp}/s", "--set", "game=yams"], "unknown preset 'yams'"),
+        (["{tmp}/s", "--set", "game"], "--set expects KEY=VALUE"),
     ],
 )
 def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture, args: list[str], needle: str) -> None:

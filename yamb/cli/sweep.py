@@ -31,8 +31,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import optuna
+
     from evolution.sweep_study import SweepError
 
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
     words = list(args.words)
     if args.top < 1:
         raise SweepError("--top must be at least 1")
@@ -98,7 +101,7 @@ def print_best(console, study, top: int) -> None:
     table = Table(title=f"study {study.study_name}: {counts}")
     for name, justify in (("trial", "right"), ("mean score", "right"), ("generations", "right"),
                           ("parameters", "left"), ("run directory", "left")):
-        table.add_column(name, justify=justify)
+        table.add_column(name, justify=justify, overflow="fold")
     for trial in best_trials(study, top):
         table.add_row(*trial_row(trial))
     console.print(table)
@@ -124,7 +127,7 @@ def report(args: argparse.Namespace, directory: str) -> int:
     if best:
         run_dir = path / best[0].user_attrs[RUN_DIR]
         console.print(f"best trial {best[0].number}; run it again with: "
-                      f"yamb evolve --config {run_dir / 'config.toml'} --out runs/sweep-best")
+                      f"yamb evolve --config {run_dir / 'config.toml'} --out runs/sweep-best", soft_wrap=True)
     for name, where in write_plots(study, path / PLOTS_DIR).items():
         console.print(f"{name}: {where}")
     return 0
