@@ -64,7 +64,7 @@ class SearchSpace:
 
 SPACES: dict[str, SearchSpace] = {
     # minutes on two cores: small populations, few games, a handful of generations
-    "quick": SearchSpace(base="quick", population=(8, 32), games=(8, 32), generations=(3, 8),
+    "quick": SearchSpace(base="quick", population=(8, 40), games=(8, 40), generations=(4, 12),
                          ga_hidden=("8", "16", "8,8"), cma_hidden=("2", "4"), final_games=500),
     # hours: the evolution preset ``full`` (the search-guided player) and its budgets
     "full": SearchSpace(base="full", population=(32, 256), games=(50, 200), generations=(50, 200),
