@@ -8,6 +8,7 @@ from robo_players.base import Player
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.greedy import GreedyPlayer
 from robo_players.montecarlo import MonteCarloPlayer
+from robo_players.neural.bots import load_bot
 from robo_players.optimal import optimal_player
 from robo_players.random_player import RandomPlayer
 from robo_players.smart import SmartPlayer
@@ -21,6 +22,7 @@ PLAYERS: dict[str, Callable[[Layout], Player]] = {
     "expectimax": ExpectimaxPlayer,
     "optimal": optimal_player,
     "montecarlo": MonteCarloPlayer,
+    "best": load_bot,
 }
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from robo_players.neural.bots import BOTS_DIR, bot_name, load_bot, shipped_bots
 from robo_players.neural.build import load_player, population_player
 from robo_players.neural.files import FORMATS, NeuralWeights, WeightsFileError, load_weights, save_weights
 from robo_players.neural.networks import NetSpec
@@ -91,3 +92,20 @@ def test_cli_exports_and_simulates(weights: NeuralWeights, tmp_path: Path, capsy
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["games"] == 5
     assert main(["simulate", "--player", str(tmp_path / "best.pt"), "--preset", "yatzy", "--games", "5"]) == 2
     assert "evolved for yamb" in capsys.readouterr().err
+
+
+def test_shipped_bots_are_found_by_table(weights: NeuralWeights, tmp_path: Path) -> None:
+    lay = weights.spec.layout()
+    assert bot_name(lay) == "yamb-5d-down-up-free-announce.safetensors"
+    save_weights(weights, tmp_path / bot_name(lay))
+    assert shipped_bots(tmp_path) == ["yamb-5d-down-up-free-announce"]
+    bot = load_bot(lay, tmp_path)
+    assert bot.name == "best" and len(simulate(lay, bot, 3)) == 3
+    assert load_bot(layout(rules("yatzy")), tmp_path).name == "expectimax"  # no bot for that table
+
+
+def test_the_shipped_bots_load_for_their_tables() -> None:
+    for stem in shipped_bots():
+        weights = load_weights(BOTS_DIR / f"{stem}.safetensors")
+        lay = weights.spec.layout()
+        assert bot_name(lay) == f"{stem}.safetensors" and load_bot(lay).name == "best"

@@ -75,6 +75,9 @@ def write_atomically(path: Path, write: Callable[[Path], None]) -> None:
     tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
     try:
         write(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # some writers (safetensors) create files readable by their owner only
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -1,0 +1,43 @@
+"""The evolved bots shipped in ``robo_players/bots/``: ``--player best``.
+
+A bot is a weights file named after its table,
+``<preset>[-<joker>]-<dice>d-<column>-<column>....safetensors``, so the one for a
+table is found without opening the others. ``best`` is the shipped bot of the
+table, or ``expectimax`` for a table that has none (so ``yamb play``, whose
+default bot is ``best``, works on every table).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from robo_players.base import Player
+from robo_players.expectimax import ExpectimaxPlayer
+from yamb.layout import Layout
+
+BOTS_DIR = Path(__file__).resolve().parent.parent / "bots"
+SUFFIX = ".safetensors"
+
+
+def bot_name(layout: Layout) -> str:
+    """The file name of the bot for ``layout``'s table."""
+    r = layout.rules
+    joker = f"-{r.joker}" if r.joker else ""
+    return f"{r.name}{joker}-{r.n_dice}d-{'-'.join(layout.columns)}{SUFFIX}"
+
+
+def shipped_bots(bots_dir: Path = BOTS_DIR) -> list[str]:
+    """The tables that have a shipped bot, as file stems."""
+    return sorted(p.name.removesuffix(SUFFIX) for p in bots_dir.glob(f"*{SUFFIX}"))
+
+
+def load_bot(layout: Layout, bots_dir: Path = BOTS_DIR) -> Player:
+    """The shipped bot for ``layout``'s table (named ``best``), else ``expectimax``."""
+    from robo_players.neural.build import load_player
+
+    path = bots_dir / bot_name(layout)
+    if not path.is_file():
+        return ExpectimaxPlayer(layout)
+    player = load_player(path, layout)
+    player.name = "best"
+    return player
