@@ -4,8 +4,8 @@ A sweep directory holds ``sweep.json`` (the settings the sweep was started
 with), ``sweep.db`` (the default SQLite storage) and one evolution run
 directory per trial under ``trials/``. The study is named after the directory,
 and the name is kept in ``sweep.json``: workers on other machines that point
-at the same shared storage, from a directory of the same name (or with a copy
-of ``sweep.json``), join the same study.
+at the same shared storage from a directory of the same name join the same
+study (``join_study``).
 """
 
 from __future__ import annotations
