@@ -27,10 +27,9 @@ import numpy as np
 import torch
 
 from robo_players.neural.networks import NetSpec
-from robo_players.neural.population import Population, genome_of, load_genome
+from robo_players.neural.population import genome_of, load_genome
 from yamb import __version__
 from yamb.errors import YambError
-from yamb.layout import Layout
 
 FORMATS = ("pt", "safetensors", "onnx", "npz")
 FILE_KIND = "yamb-neural-player"
