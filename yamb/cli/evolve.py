@@ -74,6 +74,9 @@ def run(args: argparse.Namespace) -> int:
             def report(state, entry: dict) -> None:
                 progress.console.print(_line(state, entry))
                 progress.update(task, completed=state.generation)
+                if state.generation == state.config.generations:
+                    progress.console.print(f"checking the hall of fame ({len(state.hall_of_fame)} players) and "
+                                           f"expectimax on {state.config.final_games:,} fresh games each")
 
             result = evolve(state, run_dir, report)
     except KeyboardInterrupt:
