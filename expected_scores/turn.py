@@ -87,19 +87,14 @@ def _keep_values(next_value, t, b, add_die, first_full, kv):
     for k in range(first_full - 1, -1, -1):
         s = 0.0
         for f in range(FACES):
-            s += kv[add_die[k, f]]
+            s += kv[np.uintp(add_die[k, f])]  # unsigned: no check for negative indices
         kv[k] = s / FACES
 
 
 @njit(cache=True)
-def _option(options, pure, t, b, m, after_full_throw):
-    """Option value after roll ``t + 1`` (0-based ``t``), with the pure-hand option when it applies."""
-    v = options[t if options.shape[0] > 1 else 0, b, m]
-    if after_full_throw and pure.shape[0] > 0:
-        p = pure[t if pure.shape[0] > 1 else 0, b, m]
-        if p > v:
-            v = p
-    return v
+def _layer(n_layers, t):
+    """Layer of roll ``t`` in an array of ``n_layers`` layers: ``t``, or 0 when one serves every roll."""
+    return t if n_layers > 1 else 0
 
 
 @njit(cache=True)
@@ -110,29 +105,54 @@ def plan_one(options, pure, b, add_die, remove_die, first_prob, value, keep, kv,
     and ``pure`` as in ``plan_turn`` (``pure`` with a first axis of 0 when unused),
     ``first_prob = DiceTables.outcome_prob[0]``, and work arrays ``kv``, ``best``
     (float64) and ``arg`` (int32) of one entry per keep.
+
+    The loops index the arrays directly: numba counts references to every array
+    passed to a call, which costs more than the arithmetic of one element.
     """
     rolls, _, n_multisets = value.shape
     first_full = add_die.shape[0] - n_multisets
+    has_pure = pure.shape[0] > 0
+    start = 0.0
+    # after the last roll: the option (and the pure hand when it is the only roll)
+    t = rolls - 1
+    to, tp = _layer(options.shape[0], t), _layer(pure.shape[0], t)
     for m in range(n_multisets):
-        value[rolls - 1, b, m] = _option(options, pure, rolls - 1, b, m, rolls == 1)
-        keep[rolls - 1, b, m] = STOP
+        v = options[to, b, m]
+        if rolls == 1 and has_pure and pure[tp, b, m] > v:
+            v = pure[tp, b, m]
+        value[t, b, m] = v
+        keep[t, b, m] = STOP
+        if rolls == 1:
+            start += first_prob[m] * v
     for t in range(rolls - 2, -1, -1):
         _keep_values(value, t + 1, b, add_die, first_full, kv)
-        if pure.shape[0] > 0:  # rerolling every die makes the hand pure
+        if has_pure:  # rerolling every die makes the hand pure
+            to, tp = _layer(options.shape[0], t + 1), _layer(pure.shape[0], t + 1)
             s = 0.0
             for m in range(n_multisets):
-                s += first_prob[m] * max(value[t + 1, b, m], _option(options, pure, t + 1, b, m, True))
+                v = options[to, b, m]
+                if pure[tp, b, m] > v:
+                    v = pure[tp, b, m]
+                s += first_prob[m] * max(value[t + 1, b, m], v)
             kv[0] = s
+        # the best play of each proper keep: keep it, else its best sub-keep (the first face wins ties)
         for k in range(first_full):
-            best[k] = kv[k]
-            arg[k] = k
+            bk = kv[k]
+            ak = k
             for f in range(FACES):
                 j = remove_die[k, f]
-                if j >= 0 and best[j] > best[k]:
-                    best[k] = best[j]
-                    arg[k] = arg[j]
+                if j >= 0 and best[j] > bk:
+                    bk = best[j]
+                    ak = arg[j]
+            best[k] = bk
+            arg[k] = ak
+        # each hand: stop, else its best proper sub-keep
+        to, tp = _layer(options.shape[0], t), _layer(pure.shape[0], t)
+        fresh = t == 0 and has_pure
         for m in range(n_multisets):
-            v = _option(options, pure, t, b, m, t == 0)
+            v = options[to, b, m]
+            if fresh and pure[tp, b, m] > v:
+                v = pure[tp, b, m]
             a = STOP
             for f in range(FACES):
                 j = remove_die[first_full + m, f]
@@ -141,9 +161,8 @@ def plan_one(options, pure, b, add_die, remove_die, first_prob, value, keep, kv,
                     a = arg[j]
             value[t, b, m] = v
             keep[t, b, m] = a
-    start = 0.0
-    for m in range(n_multisets):
-        start += first_prob[m] * value[0, b, m]
+            if t == 0:
+                start += first_prob[m] * v
     return start
 
 
