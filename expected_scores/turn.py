@@ -112,7 +112,6 @@ def plan_one(options, pure, b, add_die, remove_die, first_prob, value, keep, kv,
     rolls, _, n_multisets = value.shape
     first_full = add_die.shape[0] - n_multisets
     has_pure = pure.shape[0] > 0
-    start = 0.0
     # after the last roll: the option (and the pure hand when it is the only roll)
     t = rolls - 1
     to, tp = _layer(options.shape[0], t), _layer(pure.shape[0], t)
@@ -122,8 +121,6 @@ def plan_one(options, pure, b, add_die, remove_die, first_prob, value, keep, kv,
             v = pure[tp, b, m]
         value[t, b, m] = v
         keep[t, b, m] = STOP
-        if rolls == 1:
-            start += first_prob[m] * v
     for t in range(rolls - 2, -1, -1):
         _keep_values(value, t + 1, b, add_die, first_full, kv)
         if has_pure:  # rerolling every die makes the hand pure
@@ -161,8 +158,9 @@ def plan_one(options, pure, b, add_die, remove_die, first_prob, value, keep, kv,
                     a = arg[j]
             value[t, b, m] = v
             keep[t, b, m] = a
-            if t == 0:
-                start += first_prob[m] * v
+    start = 0.0
+    for m in range(n_multisets):
+        start += first_prob[m] * value[0, b, m]
     return start
 
 
