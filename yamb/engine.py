@@ -222,9 +222,8 @@ class GameBatch:
         if not increasing and len(np.unique(games)) != n:
             raise IllegalMoveError("each game may take only one action per step")
         bad = np.zeros(n, dtype=bool)
-        scratch = (np.zeros((n, 2, self.layout.n_columns), dtype=np.uint32),
-                   np.zeros(n, dtype=bool), np.zeros(n, dtype=bool))
-        kernels.illegal(games, actions, self._state, self._consts, *scratch, bad)
+        scratch = np.empty((n, 2, self.layout.n_columns), dtype=np.uint32)
+        kernels.illegal(games, actions, self._state, self._consts, scratch, bad)
         if bad.any():
             i = int(np.argmax(bad))
             raise IllegalMoveError(self.explain_illegal(int(games[i]), int(actions[i])))

@@ -175,32 +175,35 @@ def legal(games, state, consts, out, must_out, roll_out):
 
 
 @njit(cache=True, parallel=True)
-def illegal(games, actions, state, consts, out, must_out, roll_out, bad):
-    """Set ``bad[i]`` when ``actions[i]`` is illegal in game ``games[i]``.
-
-    ``out``, ``must_out`` and ``roll_out`` are scratch space for ``legal``.
-    """
-    legal(games, state, consts, out, must_out, roll_out)
-    dice, done = state[2], state[12]
-    n_rows, keep_size, n_dice, sub_keeps, n_sub_keeps = consts[1], consts[7], consts[10], consts[18], consts[19]
-    n_cells = consts[0].shape[0] * n_rows
+def illegal(games, actions, state, consts, out, bad):
+    """Set ``bad[i]`` when ``actions[i]`` is illegal in game ``games[i]`` (``out`` is scratch)."""
+    filled, _, dice, roll, rolls_allowed, pure, announced, answer, player = state[:9]
+    done = state[12]
+    order, n_rows = consts[0], consts[1]
+    five_face, keep_size, n_dice = consts[5], consts[7], consts[10]
+    forced_joker, yz_row, pure_hand = consts[13], consts[14], consts[15]
+    sub_keeps, n_sub_keeps = consts[18], consts[19]
+    n_cells = order.shape[0] * n_rows
     n_keeps = len(keep_size)
     one = np.uint32(1)
     for i in prange(len(games)):
         g = games[i]
         a = actions[i]
         ok = False
-        if done[g] or a < 0 or a >= 2 * n_cells + n_keeps:
-            ok = False
-        elif a < n_cells:
-            ok = (out[i, 0, a // n_rows] >> np.uint32(a % n_rows)) & one == one
-        elif a >= n_cells + n_keeps:
-            cell = a - n_cells - n_keeps
-            ok = (out[i, 1, cell // n_rows] >> np.uint32(cell % n_rows)) & one == one
-        elif roll_out[i] and keep_size[a - n_cells] < n_dice:
-            m = dice[g]
-            for j in range(n_sub_keeps[m]):
-                ok |= sub_keeps[m, j] == a - n_cells
+        if not done[g] and 0 <= a < 2 * n_cells + n_keeps:
+            _, may_roll = decision(
+                filled, g, player[g], order, out, i, roll[g], rolls_allowed[g], announced[g],
+                answer[g], pure[g], five_face[dice[g]], n_rows, pure_hand, forced_joker, yz_row,
+            )
+            if a < n_cells:
+                ok = (out[i, 0, a // n_rows] >> np.uint32(a % n_rows)) & one == one
+            elif a >= n_cells + n_keeps:
+                cell = a - n_cells - n_keeps
+                ok = (out[i, 1, cell // n_rows] >> np.uint32(cell % n_rows)) & one == one
+            elif may_roll and keep_size[a - n_cells] < n_dice:
+                m = dice[g]
+                for j in range(n_sub_keeps[m]):
+                    ok |= sub_keeps[m, j] == a - n_cells
         bad[i] = not ok
 
 
