@@ -94,9 +94,9 @@ PRESETS: dict[str, dict] = {
     # a few minutes on two cores: direct-policy networks visibly improve from their start
     "quick": dict(player="direct", hidden=[16], algorithm="ga", population=60, games=50,
                   generations=60, elite=2, final_games=1000),
-    # the long run: the search-guided player, improved from expectimax (hours; add --workers)
-    "full": dict(player="guided", hidden=[16], algorithm="ga", population=100, games=200,
-                 generations=200, mutation_sigma=0.02, final_games=10000),
+    # the long run: the search-guided player, improved from expectimax by CMA-ES (hours; add --workers)
+    "full": dict(player="guided", hidden=[8], algorithm="cma", population=50, games=200,
+                 generations=150, cma_sigma=0.02, final_games=10000),
 }
 
 
