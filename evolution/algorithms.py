@@ -15,9 +15,14 @@ CMA-ES, one generation::
     toolbox.update(population)                          # cma.Strategy.update
 
 Every generation rolls new dice, so every individual, elite included, is
-played again; all play the same dice (common random numbers). Open cells are
-valued by the shipped expected-score tables in generation 0 and by the
-averages of the previous generation's games afterwards.
+played again; all play the same dice (common random numbers), and so does
+``expectimax``, the reference. Open cells are valued by the shipped
+expected-score tables in generation 0 and by the averages of the previous
+generation's games afterwards.
+
+Fitness is the mean score on the generation's dice; the hall of fame, which
+compares individuals of different generations (different dice), ranks them by
+their advantage over expectimax on their own generation's dice.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from collections.abc import Callable, Iterable
 import numpy as np
 from deap import algorithms, base, tools
 
-from evolution.evaluate import GENERATION, Task, dice_seed, play_task
+from evolution.evaluate import GENERATION, Task, dice_seed, play_task, reference_scores
 from evolution.individual import Individual
 from evolution.operators import cx_blend, cx_sbx, mut_gaussian
 from evolution.state import RunState
@@ -78,24 +83,30 @@ def play(
     return scores, sum(o.cell_sums for o in outcomes) / scores.size
 
 
-def evaluate(toolbox: base.Toolbox, state: RunState, population: list[Individual]) -> np.ndarray:
-    """Play ``population`` on this generation's dice: set fitnesses, move ``state.cell_values`` on."""
-    seed = dice_seed(state.config.seed, GENERATION, state.generation)
+def evaluate(toolbox: base.Toolbox, state: RunState, population: list[Individual]) -> float:
+    """Play ``population`` and expectimax on this generation's dice: set fitnesses, move
+    ``state.cell_values`` on; returns expectimax's mean score."""
+    c = state.config
+    seed = dice_seed(c.seed, GENERATION, state.generation)
     cell_values = np.tile(state.cell_values, (len(population), 1))
-    scores, cell_means = play(toolbox, state, np.asarray(population), cell_values, state.config.games, seed)
+    scores, cell_means = play(toolbox, state, np.asarray(population), cell_values, c.games, seed)
     for ind, row in zip(population, scores):
         ind.fitness.values = (float(row.mean()),)
         ind.cell_values = state.cell_values.copy()
     state.cell_values = cell_means
-    return scores
+    return float(reference_scores(state.spec, c.games, seed).mean())
 
 
-def record(state: RunState, population: list[Individual], started: float) -> dict:
-    """Hall of fame, statistics and logbook after a generation was played."""
-    state.hall_of_fame.update(population)
+def record(toolbox: base.Toolbox, state: RunState, population: list[Individual], reference: float,
+           started: float) -> dict:
+    """Hall of fame (by advantage over ``reference``), statistics and logbook after a generation."""
+    ranked = [toolbox.clone(ind) for ind in population]
+    for ind in ranked:
+        ind.fitness.values = (ind.fitness.values[0] - reference,)
+    state.hall_of_fame.update(ranked)
     entry = statistics().compile(population)
-    state.logbook.record(gen=state.generation, evals=len(population), seconds=time.perf_counter() - started,
-                         **entry)
+    state.logbook.record(gen=state.generation, evals=len(population), expectimax=reference,
+                         seconds=time.perf_counter() - started, **entry)
     state.generation += 1
     return state.logbook[-1]
 
@@ -104,8 +115,8 @@ def ga_generation(state: RunState, toolbox: base.Toolbox) -> dict:
     """One generation of the GA; ``state.population`` becomes the next generation."""
     c, started = state.config, time.perf_counter()
     population = state.population
-    evaluate(toolbox, state, population)
-    entry = record(state, population, started)
+    reference = evaluate(toolbox, state, population)
+    entry = record(toolbox, state, population, reference, started)
     elite = [toolbox.clone(ind) for ind in tools.selBest(population, c.elite)]
     offspring = algorithms.varAnd(toolbox.select(population, len(population) - c.elite), toolbox,
                                   c.cxpb, c.mutpb)
@@ -119,8 +130,8 @@ def cma_generation(state: RunState, toolbox: base.Toolbox) -> dict:
     """One generation of CMA-ES: sample, play, update the strategy."""
     started = time.perf_counter()
     population = toolbox.generate()
-    evaluate(toolbox, state, population)
-    entry = record(state, population, started)
+    reference = evaluate(toolbox, state, population)
+    entry = record(toolbox, state, population, reference, started)
     toolbox.update(population)
     state.population = population
     return entry

@@ -14,8 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from robo_players.base import play
+from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.neural.build import population_player
 from robo_players.neural.networks import NetSpec
+from robo_players.simulate import simulate
 from yamb.engine import GameBatch
 
 GENERATION, FINAL = 0, 1  # purposes of dice seeds
@@ -56,6 +58,12 @@ def play_task(task: Task) -> Outcome:
     scores = play(batch, [player], check=False)[:, 0]
     cell_sums = batch.cells[:, 0].reshape(len(scores), -1).sum(axis=0, dtype=np.float64)
     return Outcome(scores.reshape(members, task.games), cell_sums)
+
+
+def reference_scores(spec: NetSpec, games: int, seed: int) -> np.ndarray:
+    """(games,) scores of ``expectimax`` on the dice a task with ``games`` and ``seed`` plays."""
+    layout = spec.layout()
+    return simulate(layout, ExpectimaxPlayer(layout), games, seed=seed, check=False)
 
 
 def init_worker(threads: int) -> None:

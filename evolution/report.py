@@ -16,11 +16,10 @@ import pandas as pd
 from deap import base
 
 from evolution.algorithms import play
-from evolution.evaluate import FINAL, dice_seed
+from evolution.evaluate import FINAL, dice_seed, reference_scores
 from evolution.state import RunState
-from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.neural.files import NeuralWeights, save_weights, write_atomically
-from robo_players.simulate import simulate, summary
+from robo_players.simulate import summary
 
 LOGBOOK_FILE = "logbook.csv"
 BEST_FILE = "best.pt"
@@ -50,9 +49,7 @@ def final_check(state: RunState, toolbox: base.Toolbox) -> FinalCheck:
     seed = dice_seed(c.seed, FINAL, 0)
     cell_values = np.stack([m.cell_values for m in members])
     scores, _ = play(toolbox, state, np.asarray(members), cell_values, c.final_games, seed)
-    layout = state.spec.layout()
-    reference = simulate(layout, ExpectimaxPlayer(layout), c.final_games, seed=seed, check=False)
-    return FinalCheck(seed, scores, reference)
+    return FinalCheck(seed, scores, reference_scores(state.spec, c.final_games, seed))
 
 
 def write_logbook(state: RunState, run_dir: Path) -> None:
@@ -86,12 +83,13 @@ def _save(fig, ax, path: Path, xlabel: str, ylabel: str, title: str) -> None:
 
 
 def plot_fitness(frame: pd.DataFrame, path: Path) -> None:
-    """Best, mean and spread (mean ± std) of the fitness per generation."""
+    """Best, mean and spread (mean ± std) of the fitness per generation, and expectimax on the same dice."""
     fig, ax = _axes()
     ax.fill_between(frame.gen, frame["avg"] - frame["std"], frame["avg"] + frame["std"], alpha=0.25,
                     label="mean ± std")
     ax.plot(frame.gen, frame["max"], label="best")
     ax.plot(frame.gen, frame["avg"], label="mean")
+    ax.plot(frame.gen, frame["expectimax"], color="grey", linestyle="--", label="expectimax")
     _save(fig, ax, path, "generation", "mean score on the generation's dice", "fitness")
 
 
@@ -117,7 +115,7 @@ def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_secon
     def write_hall(tmp: Path) -> None:
         with open(tmp, "wb") as f:
             np.savez(f, genomes=np.asarray(members), cell_values=np.stack([m.cell_values for m in members]),
-                     training_fitness=np.array([m.fitness.values[0] for m in members]),
+                     advantage_when_selected=np.array([m.fitness.values[0] for m in members]),
                      final_mean=check.scores.mean(axis=1))
 
     write_atomically(run_dir / HALL_OF_FAME_FILE, write_hall)
@@ -133,8 +131,8 @@ def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_secon
         "last_generation": {k: float(frame[k].iloc[-1]) for k in ("avg", "max")},
         "final_check": {"games": c.final_games, "seed": check.seed, "seconds": check_seconds},
         "best": {**summary(best_scores), "hall_of_fame_rank": check.best,
-                 "training_fitness": best.fitness.values[0]},
-        "hall_of_fame": [{"training_fitness": m.fitness.values[0], "final_mean": float(s.mean())}
+                 "advantage_when_selected": best.fitness.values[0]},
+        "hall_of_fame": [{"advantage_when_selected": m.fitness.values[0], "final_mean": float(s.mean())}
                          for m, s in zip(members, check.scores)],
         "expectimax": summary(check.expectimax),
         "best_minus_expectimax": _paired(best_scores, check.expectimax),

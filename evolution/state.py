@@ -84,7 +84,7 @@ def new_state(config: EvolveConfig) -> RunState:
     else:
         population = [Individual(net.initial_genome(rng)) for _ in range(config.population)]
     logbook = tools.Logbook()
-    logbook.header = ["gen", "evals", "avg", "std", "min", "max", "seconds"]
+    logbook.header = ["gen", "evals", "avg", "std", "min", "max", "expectimax", "seconds"]
     return RunState(
         config=config, spec=spec, generation=0, population=population, strategy=strategy,
         hall_of_fame=tools.HallOfFame(config.hall_of_fame, similar=np.array_equal),

@@ -69,6 +69,14 @@ def test_a_run_is_reproducible_and_resumes_exactly(tmp_path: Path, algorithm: st
     assert (cut / "fitness.png").stat().st_size > 0 and (cut / "scores.png").stat().st_size > 0
 
 
+def test_the_hall_of_fame_ranks_by_advantage_over_expectimax_on_the_same_dice(tmp_path: Path) -> None:
+    evolve(start(tiny(generations=3), tmp_path), tmp_path)
+    logbook = pd.read_csv(tmp_path / "logbook.csv")
+    state = load_checkpoint(tmp_path)
+    assert state.hall_of_fame[0].fitness.values[0] == pytest.approx((logbook["max"] - logbook["expectimax"]).max())
+    assert logbook["expectimax"].nunique() == 3  # new dice every generation
+
+
 def test_a_finished_run_can_be_extended(tmp_path: Path) -> None:
     config = tiny(generations=2)
     evolve(start(config, tmp_path), tmp_path)

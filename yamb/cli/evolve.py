@@ -38,7 +38,7 @@ def _line(state, entry: dict) -> str:
     c = state.config
     return (f"gen {entry['gen'] + 1:>4}/{c.generations}  best {entry['max']:7.1f}  "
             f"mean {entry['avg']:7.1f} ± {entry['std']:5.1f}  worst {entry['min']:7.1f}  "
-            f"({entry['seconds']:.1f} s)")
+            f"expectimax {entry['expectimax']:7.1f}  ({entry['seconds']:.1f} s)")
 
 
 def run(args: argparse.Namespace) -> int:
