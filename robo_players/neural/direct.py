@@ -19,28 +19,29 @@ from yamb.engine import GameBatch
 
 
 @njit(cache=True, parallel=True)
-def _choose(scores, fill_bits, announce_bits, may_roll, dice, sub_keeps, n_sub_keeps, keeps,
+def _choose(scores, rows, fill_bits, announce_bits, may_roll, dice, sub_keeps, n_sub_keeps, keeps,
             keep_size, n_dice, n_rows, out):
     n_cols = fill_bits.shape[1]
     cr = n_cols * n_rows
     n_keeps = len(keep_size)
     one = np.uint32(1)
     for i in prange(len(out)):
+        row = rows[i]
         best = -np.inf
         action = -1
         for c in range(n_cols):
             for r in range(n_rows):
                 cell = c * n_rows + r
-                if (fill_bits[i, c] >> np.uint32(r)) & one and scores[i, cell] > best:
-                    best = scores[i, cell]
+                if (fill_bits[i, c] >> np.uint32(r)) & one and scores[row, cell] > best:
+                    best = scores[row, cell]
                     action = cell
         for c in range(n_cols):
             for r in range(n_rows):
                 cell = c * n_rows + r
-                if (announce_bits[i, c] >> np.uint32(r)) & one and scores[i, cr + cell] > best:
-                    best = scores[i, cr + cell]
+                if (announce_bits[i, c] >> np.uint32(r)) & one and scores[row, cr + cell] > best:
+                    best = scores[row, cr + cell]
                     action = cr + n_keeps + cell
-        if may_roll[i] and scores[i, 2 * cr] > best:
+        if may_roll[i] and scores[row, 2 * cr] > best:
             m = dice[i]
             best_keep = -np.inf
             for j in range(n_sub_keeps[m]):
@@ -49,20 +50,20 @@ def _choose(scores, fill_bits, announce_bits, may_roll, dice, sub_keeps, n_sub_k
                     continue
                 value = 0.0
                 for f in range(FACES):
-                    value += scores[i, 2 * cr + 1 + f * (n_dice + 1) + keeps[k, f]]
+                    value += scores[row, 2 * cr + 1 + f * (n_dice + 1) + keeps[k, f]]
                 if value > best_keep:
                     best_keep = value
                     action = cr + k
         out[i] = action
 
 
-def choose(batch: GameBatch, games: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """Actions of ``games`` from their (n, outputs) direct-policy scores."""
+def choose(batch: GameBatch, games: np.ndarray, scores: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Actions of ``games`` from their direct-policy scores, ``scores[rows[i]]`` for ``games[i]``."""
     d = batch.decisions(games)
     dice = batch.rules.dice
     out = np.empty(len(games), dtype=np.int64)
     _choose(
-        np.ascontiguousarray(scores), d.fill_bits, d.announce_bits, d.may_roll, batch.dice[games],
+        np.ascontiguousarray(scores), np.asarray(rows, dtype=np.int64), d.fill_bits, d.announce_bits, d.may_roll, batch.dice[games],
         dice.sub_keeps, dice.n_sub_keeps, dice.keeps, dice.keep_size, batch.rules.n_dice,
         batch.layout.n_rows, out,
     )
@@ -82,5 +83,5 @@ class DirectPolicyPlayer:
 
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         games = np.asarray(games, dtype=np.int64)
-        scores = network_outputs(self.forward, batch, games, self.cell_values, True)
-        return choose(batch, games, scores)
+        scores, rows = network_outputs(self.forward, batch, games, self.cell_values, True)
+        return choose(batch, games, scores, rows)

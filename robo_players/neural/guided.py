@@ -266,7 +266,8 @@ class SearchGuidedPlayer(ExpectimaxPlayer):
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         games = np.asarray(games, dtype=np.int64)
         lay = batch.layout
-        out = network_outputs(self.forward, batch, games, self.cell_values, False).astype(np.float64)
+        out, rows = network_outputs(self.forward, batch, games, self.cell_values, False)
+        out = out[rows].astype(np.float64)
         adjust = out.reshape(len(games), 2, lay.n_columns, lay.n_rows)
         adjust[:, 0] *= self.scale
         actions = np.empty(len(games), dtype=np.int64)

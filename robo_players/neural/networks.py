@@ -125,8 +125,8 @@ class DirectPolicyNet(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         out = self.body(x)
         cr, g = self.n_cells, self.gain_start
-        fill = out[..., :cr] + self.gain_weight * x[..., g : g + cr]
-        return torch.cat([fill, out[..., cr:]], dim=-1)
+        out[..., :cr] += self.gain_weight * x[..., g : g + cr]
+        return out
 
 
 class CellValueNet(nn.Module):

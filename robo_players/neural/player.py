@@ -22,17 +22,17 @@ Forward = Callable[[np.ndarray], np.ndarray]
 
 def network_outputs(
     forward: Forward, batch: GameBatch, games: np.ndarray, cell_values: np.ndarray, with_dice: bool
-) -> np.ndarray:
-    """(len(games), outputs) outputs of the network that plays each game.
+) -> tuple[np.ndarray, np.ndarray]:
+    """Outputs of the networks that play ``games``, and the row of each game's outputs.
 
-    One member sees only ``games``; a population sees the whole batch as one
-    (P, G) block, and the rows of ``games`` are picked from the result.
+    One member sees only ``games`` (row i is ``games[i]``); a population sees the
+    whole batch as one (P, G) block (row g is game g), so nothing is copied.
     """
     members = len(cell_values)
     if members == 1:
-        return forward(encode(batch, games, cell_values, with_dice)[None])[0]
+        return forward(encode(batch, games, cell_values, with_dice)[None])[0], np.arange(len(games))
     if batch.n_games % members:
         raise YambError(f"a batch of {batch.n_games} games cannot be split among {members} networks")
     x = encode(batch, None, cell_values, with_dice)
     out = forward(x.reshape(members, batch.n_games // members, -1))
-    return out.reshape(batch.n_games, -1)[games]
+    return out.reshape(batch.n_games, -1), games
