@@ -153,7 +153,7 @@ def test_cli_runs_and_reports_errors(tmp_path: Path, capsys) -> None:
     args = ["evolve", "--out", str(out), "--generations", "1", "--population", "3", "--games", "2",
             "--hidden", "2", "--set", "final_games=3", "--set", "elite=1", "--set", "hall_of_fame=1"]
     assert main(args) == 0
-    assert "gen    1/1" in capsys.readouterr().out
+    assert "gen   1/1  best" in capsys.readouterr().out
     assert main(["export", str(out), "--format", "npz"]) == 0 and (out / "best.npz").is_file()
     assert main(["evolve", "--set", "mutation=3"]) == 2
     assert "unknown setting 'mutation'" in capsys.readouterr().err

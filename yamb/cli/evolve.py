@@ -36,9 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _line(state, entry: dict) -> str:
     c = state.config
-    return (f"gen {entry['gen'] + 1:>4}/{c.generations}  best {entry['max']:7.1f}  "
-            f"mean {entry['avg']:7.1f} ± {entry['std']:5.1f}  worst {entry['min']:7.1f}  "
-            f"expectimax {entry['expectimax']:7.1f}  ({entry['seconds']:.1f} s)")
+    return (f"gen {entry['gen'] + 1:>3}/{c.generations}  best {entry['max']:.1f}  "
+            f"mean {entry['avg']:.1f} ± {entry['std']:.1f}  worst {entry['min']:.1f}  "
+            f"expectimax {entry['expectimax']:.1f}  {entry['seconds']:.1f} s")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             task = progress.add_task("evolve", total=state.config.generations, completed=state.generation)
 
             def report(state, entry: dict) -> None:
-                progress.console.print(_line(state, entry))
+                progress.console.print(_line(state, entry), soft_wrap=True)
                 progress.update(task, completed=state.generation)
                 if state.generation == state.config.generations:
                     progress.console.print(f"checking the hall of fame ({len(state.hall_of_fame)} players) and "
