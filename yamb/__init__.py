@@ -1,5 +1,9 @@
 """Yamb, Yatzy and Yahtzee: rules as tables and a batched engine."""
 
+from yamb import numba_cache
+
+numba_cache.configure()
+
 from yamb.errors import IllegalMoveError, InvalidDiceError, UnknownColumnError, UnknownPresetError, UnknownRowError, YambError
 from yamb.rules import Rules, rules
 
