@@ -1,8 +1,11 @@
 """The end of a run: the hall of fame played again on fresh dice, and the files that report it.
 
 No individual is called best on the dice it was selected with: every
-hall-of-fame member plays ``final_games`` new games (the same dice for all,
-and for the ``expectimax`` reference), and the best mean wins.
+candidate plays ``final_games`` new games (the same dice for all, and for the
+``expectimax`` reference), and the best mean wins. The candidates are the
+hall-of-fame members and, for CMA-ES, the strategy's mean: it is never played
+during the run, but it averages out the luck that put the hall-of-fame
+members there, and after a long run it is often the strongest.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from deap import base
 
 from evolution.algorithms import play
 from evolution.evaluate import FINAL, dice_seed, reference_scores
+from evolution.individual import Individual
 from evolution.state import RunState
 from robo_players.neural.files import NeuralWeights, save_weights, write_atomically
 from robo_players.simulate import summary
@@ -31,9 +35,10 @@ SCORES_PLOT = "scores.png"
 
 @dataclass
 class FinalCheck:
-    """Scores (H, games) of the hall of fame and (games,) of expectimax on the same fresh dice."""
+    """Scores (H, games) of the candidates and (games,) of expectimax on the same fresh dice."""
 
     seed: int
+    members: list[Individual]
     scores: np.ndarray
     expectimax: np.ndarray
 
@@ -42,14 +47,29 @@ class FinalCheck:
         return int(self.scores.mean(axis=1).argmax())
 
 
-def final_check(state: RunState, toolbox: base.Toolbox) -> FinalCheck:
-    """Play every hall-of-fame member (with its own cell values) and expectimax on fresh dice."""
-    c = state.config
+def candidates(state: RunState) -> list[Individual]:
+    """The hall of fame, then for CMA-ES the strategy's mean with the latest cell values (no fitness)."""
     members = list(state.hall_of_fame)
+    if state.strategy is not None:
+        mean = Individual(state.strategy.centroid)
+        mean.cell_values = state.cell_values.copy()
+        members.append(mean)
+    return members
+
+
+def final_check(state: RunState, toolbox: base.Toolbox) -> FinalCheck:
+    """Play every candidate (with its own cell values) and expectimax on fresh dice."""
+    c = state.config
+    members = candidates(state)
     seed = dice_seed(c.seed, FINAL, 0)
     cell_values = np.stack([m.cell_values for m in members])
     scores, _ = play(toolbox, state, np.asarray(members), cell_values, c.final_games, seed)
-    return FinalCheck(seed, scores, reference_scores(state.spec, c.final_games, seed))
+    return FinalCheck(seed, members, scores, reference_scores(state.spec, c.final_games, seed))
+
+
+def _selected(member: Individual) -> float | None:
+    """A candidate's advantage over expectimax on the dice it was selected with (None: the CMA-ES mean)."""
+    return member.fitness.values[0] if member.fitness.valid else None
 
 
 def write_logbook(state: RunState, run_dir: Path) -> None:
@@ -105,7 +125,7 @@ def plot_scores(best: np.ndarray, reference: np.ndarray, path: Path) -> None:
 def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_seconds: float) -> dict:
     """Best weights, hall of fame, plots and summary of a finished run; returns the summary."""
     c = state.config
-    members = list(state.hall_of_fame)
+    members = check.members
     best, best_scores = members[check.best], check.scores[check.best]
     info = {"fitness": float(best_scores.mean()), "seed": c.seed, "run_preset": c.run_preset,
             "generation": state.generation, "games": c.final_games}
@@ -115,7 +135,7 @@ def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_secon
     def write_hall(tmp: Path) -> None:
         with open(tmp, "wb") as f:
             np.savez(f, genomes=np.asarray(members), cell_values=np.stack([m.cell_values for m in members]),
-                     advantage_when_selected=np.array([m.fitness.values[0] for m in members]),
+                     advantage_when_selected=np.array([_selected(m) or np.nan for m in members]),
                      final_mean=check.scores.mean(axis=1))
 
     write_atomically(run_dir / HALL_OF_FAME_FILE, write_hall)
@@ -130,10 +150,10 @@ def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_secon
         "first_generation": {k: float(frame[k].iloc[0]) for k in ("avg", "max")},
         "last_generation": {k: float(frame[k].iloc[-1]) for k in ("avg", "max")},
         "final_check": {"games": c.final_games, "seed": check.seed, "seconds": check_seconds},
-        "best": {**summary(best_scores), "hall_of_fame_rank": check.best,
-                 "advantage_when_selected": best.fitness.values[0]},
-        "hall_of_fame": [{"advantage_when_selected": m.fitness.values[0], "final_mean": float(s.mean())}
-                         for m, s in zip(members, check.scores)],
+        "best": {**summary(best_scores), "candidate": check.best,
+                 "cma_mean": not best.fitness.valid, "advantage_when_selected": _selected(best)},
+        "candidates": [{"cma_mean": not m.fitness.valid, "advantage_when_selected": _selected(m),
+                        "final_mean": float(s.mean())} for m, s in zip(members, check.scores)],
         "expectimax": summary(check.expectimax),
         "best_minus_expectimax": _paired(best_scores, check.expectimax),
     }

@@ -25,7 +25,7 @@ from evolution.state import CHECKPOINT, RunState, load_checkpoint, new_state, sa
 from robo_players.neural.files import write_atomically
 
 CONFIG_FILE = "config.toml"
-RESUMABLE = ("generations", "workers", "threads", "final_games")  # settings a resume may change
+RESUMABLE = ("generations", "games", "workers", "threads", "final_games")  # settings a resume may change
 
 Report = Callable[[RunState, dict], None]
 

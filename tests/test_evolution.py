@@ -77,6 +77,29 @@ def test_the_hall_of_fame_ranks_by_advantage_over_expectimax_on_the_same_dice(tm
     assert logbook["expectimax"].nunique() == 3  # new dice every generation
 
 
+def test_the_cma_mean_is_checked_with_the_hall_of_fame_on_the_same_fresh_dice(tmp_path: Path) -> None:
+    result = evolve(start(tiny(algorithm="cma", game="yatzy", hidden="2"), tmp_path), tmp_path)
+    state = load_checkpoint(tmp_path)
+    checked = result["candidates"]
+    assert len(checked) == len(state.hall_of_fame) + 1
+    assert [c["cma_mean"] for c in checked] == [False] * len(state.hall_of_fame) + [True]
+    assert checked[-1]["advantage_when_selected"] is None
+    seed = result["final_check"]["seed"]
+    mean = np.asarray(state.strategy.centroid)[None]
+    alone, _ = play(make_toolbox(state), state, mean, state.cell_values[None], state.config.final_games, seed)
+    assert checked[-1]["final_mean"] == pytest.approx(alone.mean())
+    finals = [c["final_mean"] for c in checked]
+    assert result["best"]["candidate"] == int(np.argmax(finals))
+    assert result["best"]["mean"] == pytest.approx(max(finals))
+
+
+def test_games_per_individual_may_change_on_resume(tmp_path: Path) -> None:
+    with pytest.raises(Interrupted):
+        evolve(start(tiny(), tmp_path), tmp_path, stop_after(1))
+    evolve(resume(tmp_path, {"games": 5}), tmp_path)
+    assert load_checkpoint(tmp_path).config.games == 5 and len(pd.read_csv(tmp_path / "logbook.csv")) == 3
+
+
 def test_a_finished_run_can_be_extended(tmp_path: Path) -> None:
     config = tiny(generations=2)
     evolve(start(config, tmp_path), tmp_path)
@@ -131,8 +154,8 @@ def test_config_round_trips_through_toml(tmp_path: Path) -> None:
 def test_resume_refuses_changed_settings_and_damaged_checkpoints(tmp_path: Path) -> None:
     with pytest.raises(Interrupted):
         evolve(start(tiny(), tmp_path), tmp_path, stop_after(1))
-    with pytest.raises(ConfigError, match="only generations, workers, threads, final_games may change"):
-        resume(tmp_path, {"games": 9})
+    with pytest.raises(ConfigError, match="only generations, games, workers, threads, final_games may change"):
+        resume(tmp_path, {"population": 9})
     with pytest.raises(ConfigError, match="already holds a run"):
         start(tiny(), tmp_path)
     (tmp_path / CHECKPOINT).write_bytes(pickle.dumps({"version": 1})[:-3])

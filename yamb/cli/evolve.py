@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from evolution.config import from_preset, parse_assignment, read_toml, with_settings
+    from evolution.report import candidates
     from evolution.run import default_run_dir, evolve, resume, start
 
     changes = dict(parse_assignment(text) for text in args.set)
@@ -75,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
                 progress.console.print(_line(state, entry), soft_wrap=True)
                 progress.update(task, completed=state.generation)
                 if state.generation == state.config.generations:
-                    progress.console.print(f"checking the hall of fame ({len(state.hall_of_fame)} players) and "
+                    progress.console.print(f"checking {len(candidates(state))} candidates (the hall of fame"
+                                           f"{', the CMA-ES mean' if state.strategy is not None else ''}) and "
                                            f"expectimax on {state.config.final_games:,} fresh games each")
 
             result = evolve(state, run_dir, report)
