@@ -1,0 +1,111 @@
+"""The numbers and plots of docs/results.md: every player on every preset, and the evolution curves.
+
+    python -m scripts.results                                  # all presets, 10,000 games, seed 12345
+    python -m scripts.results --presets yahtzee --games 2000   # a quick look
+    python -m scripts.results --curves-only                    # only the plots, from runs/<preset>-full
+
+Each preset's players play the same ``--games`` games (common random numbers,
+``yamb compare``'s machinery); the report is written to
+``docs/results/<preset>.json`` and printed as a Markdown table. The evolution
+curve of a preset is drawn from the logbook of ``runs/<preset>-full`` (the
+run that made the shipped bot) when that directory exists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from robo_players.compare import play_games, report
+from robo_players.registry import make_player
+from yamb.layout import layout
+from yamb.rules import rules
+
+PLAYERS = {
+    "yamb": ["random", "greedy", "smart", "expectimax", "best"],
+    "jamb6": ["random", "greedy", "smart", "expectimax", "best"],
+    "yatzy": ["random", "greedy", "smart", "expectimax", "best", "optimal"],
+    "yahtzee": ["random", "greedy", "smart", "expectimax", "best", "optimal"],
+}
+SMOOTH = 10  # generations in the curves' rolling mean
+
+
+def table(rep: dict[str, dict]) -> str:
+    """A Markdown table: each player's mean, sem, std and percentiles, and how often ``best`` beats it."""
+    lines = ["| player | mean ± sem | std | p5 | p25 | p50 | p75 | p95 | best wins |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for name, r in rep.items():
+        wins = f"{100 * rep['best']['win_rate'][name]:.1f} %" if name != "best" else ""
+        lines.append(f"| `{name}` | {r['mean']:.2f} ± {r['sem']:.2f} | {r['std']:.1f} | {r['p5']:.0f} | "
+                     f"{r['p25']:.0f} | {r['p50']:.0f} | {r['p75']:.0f} | {r['p95']:.0f} | {wins} |")
+    return "\n".join(lines)
+
+
+def measure(preset: str, games: int, seed: int, out: Path) -> dict:
+    """Play every player of ``preset`` on the same games; write and return the results:
+    the command, each player's report, and best minus expectimax game by game."""
+    lay = layout(rules(preset), None)
+    results = {}
+    for name in PLAYERS[preset]:
+        results[name] = play_games(lay, make_player(name, lay), games, seed)
+        print(f"  {preset} {name}: {results[name].scores.mean():.2f}", flush=True)
+    diff = (results["best"].scores - results["expectimax"].scores).astype(np.float64)
+    measured = {
+        "command": f"python -m scripts.results --presets {preset} --games {games} --seed {seed}",
+        "players": report(lay, results),
+        "best_minus_expectimax": {"mean": float(diff.mean()), "sem": float(diff.std(ddof=1) / np.sqrt(games))},
+    }
+    (out / f"{preset}.json").write_text(json.dumps(measured, indent=1) + "\n")
+    return measured
+
+
+def plot_curve(preset: str, logbook: Path, path: Path) -> None:
+    """The run's advantage over expectimax on each generation's dice: the population mean and its best."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    frame = pd.read_csv(logbook)
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for column, label in (("avg", "population mean"), ("max", "best individual")):
+        advantage = frame[column] - frame["expectimax"]
+        ax.plot(frame.gen, advantage, alpha=0.25)
+        ax.plot(frame.gen, advantage.rolling(SMOOTH, min_periods=1).mean(), label=f"{label} ({SMOOTH}-generation mean)",
+                color=ax.lines[-1].get_color())
+    ax.axhline(0, color="grey", linestyle="--", linewidth=1)
+    ax.set(xlabel="generation", ylabel="score minus expectimax's\non the same dice",
+           title=f"{preset}: evolution of the search-guided player (CMA-ES)")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--presets", nargs="+", default=list(PLAYERS), choices=list(PLAYERS))
+    parser.add_argument("--games", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=12345)
+    parser.add_argument("--runs", type=Path, default=Path("runs"), help="where the <preset>-full run directories are")
+    parser.add_argument("--out", type=Path, default=Path("docs/results"))
+    parser.add_argument("--curves-only", action="store_true")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    for preset in args.presets:
+        logbook = args.runs / f"{preset}-full" / "logbook.csv"
+        if logbook.is_file():
+            plot_curve(preset, logbook, args.out / f"evolution-{preset}.png")
+        if not args.curves_only:
+            measured = measure(preset, args.games, args.seed, args.out)
+            diff = measured["best_minus_expectimax"]
+            print(f"\n{preset}, {args.games:,} games, seed {args.seed}:\n{table(measured['players'])}\n"
+                  f"best - expectimax on the same dice: {diff['mean']:+.2f} ± {diff['sem']:.2f}\n", flush=True)
+
+
+if __name__ == "__main__":
+    main()
