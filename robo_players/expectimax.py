@@ -1,14 +1,16 @@
 """``expectimax``: exact search of the rest of the turn, cells valued by ``cell_values``.
 
 After the first roll of a turn the player plans the rest of it with the turn
-optimizer (``expected_scores.turn.plan_one``): after each remaining roll the
-turn may end in any cell the rules allow then, worth the cell's value (its
-score against the row's expectation, see ``robo_players.cell_values``), and
-keeps maximize the expected value of the best ending. Announcing is an ending
-too, worth the exact expected value of playing the announced row alone from
-the current dice: the row plans of the turn optimizer for collection rows,
-and for number rows the probabilities of reaching each count (the plan of a
-number row keeps every die of its face, whatever the bonus).
+optimizer's recursion (``expected_scores.turn.plan_one``, run for up to 64
+turns at once, one per SIMD lane: ``robo_players.neural.lanes``, bit for bit
+the same plans): after each remaining roll the turn may end in any cell the
+rules allow then, worth the cell's value (its score against the row's
+expectation, see ``robo_players.cell_values``), and keeps maximize the
+expected value of the best ending. Announcing is an ending too, worth the
+exact expected value of playing the announced row alone from the current
+dice: the row plans of the turn optimizer for collection rows, and for number
+rows the probabilities of reaching each count (the plan of a number row keeps
+every die of its face, whatever the bonus).
 
 The plan covers every rule of the turn: ``hand`` cells end only the first
 roll, ``late_announce`` rows can be announced after the second, jamb6's pure
@@ -17,6 +19,10 @@ count. The plan is made once per turn, after its first roll (and again after an
 announcement), and kept for the later rolls; a game met without a plan for
 its current turn is planned from where it stands, so the player can take
 over a game at any point (Monte Carlo rollouts do).
+
+The search takes a correction of the cell values, ``(1 + w) * value + d`` per
+cell: the search-guided player (``robo_players.neural.guided``) is this search
+with corrections from a network; expectimax passes none.
 """
 
 from __future__ import annotations
@@ -28,17 +34,20 @@ from functools import cache
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from expected_scores.turn import STOP, plan_one, plan_turn
+from expected_scores.turn import STOP, plan_turn
 from robo_players.cell_values import cell_model, column_values
 from robo_players.heuristics import ONE, decide, fill_score
+from robo_players.neural.lanes import plan_lanes
 from robo_players.row_plans import row_plans
 from yamb import kernels
-from yamb.engine import PARALLEL_GAMES, GameBatch
+from yamb.engine import GameBatch, threads_for
 from yamb.layout import Layout
 from yamb.rules import N_NUMBER_ROWS, Rules
 
 CHUNKS_PER_THREAD = 8
+BLOCK = 64  # games whose plans are made together
 LEVELS = 6  # scores a number row can take: 0 to 5 dice of its face
+NO_CORRECTION = np.zeros((0, 2, 0, 0))  # the ``adjust`` of plain expectimax
 _FILL, _LATE, _PURE = 0, 1, 2  # how a turn may end after a later roll
 
 
@@ -109,39 +118,43 @@ def _announce_value(c, r, m, left, sign, row_value, reach, lin, num):
     return lin[c, r, 0] * sign[r] * row_value[left, m, r] + lin[c, r, 1]
 
 
-@njit(cache=True)
-def _workspace(n_cols, n_rows, n_levels, rolls, n_multisets, n_keeps, pure_hand):
-    """Work arrays of one thread: cell values, endings, and the turn optimizer's arrays."""
-    return (
-        np.zeros((n_cols, n_rows, 2)),
-        np.zeros((n_cols, N_NUMBER_ROWS, n_levels)),
-        np.empty((n_cols * n_rows, 2), dtype=np.int64),
-        np.empty((rolls, 1, n_multisets)),
-        np.empty((rolls if pure_hand else 0, 1, n_multisets)),
-        np.empty((rolls, 1, n_multisets)),
-        np.empty((rolls, 1, n_multisets), dtype=np.int16),
-        np.empty(n_keeps),
-        np.empty(n_keeps),
-        np.empty(n_keeps, dtype=np.int32),
-    )
+@njit(cache=True, inline="always")
+def _correct(adjust, i, c, own, lin, num):
+    """Open cells of column ``c`` valued ``(1 + w) * value + d``, ``(d, w) = adjust[i, :, c, r]``.
+
+    The search-guided player's correction (``robo_players.neural.guided``).
+    """
+    for r in range(lin.shape[1]):
+        if (own >> np.uint32(r)) & ONE:
+            continue
+        d = adjust[i, 0, c, r]
+        a = max(1.0 + adjust[i, 1, c, r], 0.0)
+        if r < N_NUMBER_ROWS:
+            for k in range(num.shape[2]):
+                num[c, r, k] = a * num[c, r, k] + d
+        else:
+            lin[c, r, 0] = a * lin[c, r, 0]
+            lin[c, r, 1] = a * lin[c, r, 1] + d
 
 
 @njit(cache=True, inline="always")
-def _search_one(i, games, state, consts, tables, plan_keep, plan_turn_id, plan_target, work, bits,
-                actions):
-    """Choose the action of ``games[i]``: the best ending now or the plan's keep.
+def _endings(i, q, games, state, consts, tables, plans, work, bits, actions, adjust, queue):
+    """The action of ``games[i]`` (the best ending now or the plan's keep), its turn queued when it needs a plan.
 
-    Each game's plan for its later rolls: ``plan_keep`` (keeps or ``STOP`` by roll
-    and hand), valid for turn ``plan_turn_id`` and commitment ``plan_target``.
-    (Arrays a parallel loop writes are passed one by one: numba may lose writes
-    to arrays unpacked from a tuple, see ``yamb.kernels``.)
+    Cell values are corrected by ``adjust[i]`` (none when ``adjust`` is empty).
+    A turn to plan goes to queue slot ``q``: its options (and pure-hand options)
+    after each roll in ``options[q]`` (and ``pure[q]``), its roll count in
+    ``layers[q]`` and its commitment in ``targets[q]``; otherwise ``layers[q]`` is 0.
     """
     filled, cells, dice, roll, rolls_allowed, _, announced, answer, player, turn = state[:10]
     order, n_rows, scores, joker_scores, five_face = consts[0], consts[1], consts[3], consts[4], consts[5]
     keep_size, has_jokers, pure_hand = consts[7], consts[12], consts[15]
     (expected, variance, levels, level_score, params, sign, row_value, reach,
      add_die, remove_die, first_prob, scores_t, levels_t) = tables
-    lin, num, ends, all_options, all_pure, all_value, all_keep, kv, best_keep, arg = work
+    lin, num, ends = work
+    queued_options, queued_pure, queued_layers, targets, _ = queue
+    queued_layers[q] = 0
+    plan_keep, plan_turn_id, plan_target = plans
     n_cols = order.shape[0]
     n_cells = n_cols * n_rows
     n_keeps = len(keep_size)
@@ -149,7 +162,7 @@ def _search_one(i, games, state, consts, tables, plan_keep, plan_turn_id, plan_t
     g = games[i]
     p = player[g]
     m = dice[g]
-    must, may_roll = decide(state, consts, g, bits, i)
+    must, may_roll = decide(state, consts, g, bits, q)
     target = announced[g] if announced[g] >= 0 else answer[g]
     planned = roll[g] > 1 and plan_turn_id[g] == turn[g] and plan_target[g] == target
     if planned and may_roll and not must and plan_keep[g, roll[g] - 2, m] != STOP:
@@ -159,6 +172,8 @@ def _search_one(i, games, state, consts, tables, plan_keep, plan_turn_id, plan_t
     for c in range(n_cols):
         if filled[g, p, c] != full:
             column_values(filled, cells, g, p, c, expected, variance, level_score, params, lin, num)
+            if adjust.shape[0]:
+                _correct(adjust, i, c, filled[g, p, c], lin, num)
     yz_row = params[6]
     left = rolls_allowed[g] - roll[g]
     # the best ending after this roll
@@ -168,12 +183,12 @@ def _search_one(i, games, state, consts, tables, plan_keep, plan_turn_id, plan_t
         own = filled[g, p, c]
         yamb_cell = cells[g, p, c, yz_row] if has_jokers else 0
         for r in range(n_rows):
-            if (bits[i, 0, c] >> np.uint32(r)) & ONE:
+            if (bits[q, 0, c] >> np.uint32(r)) & ONE:
                 v = _fill_value(c, r, m, own, scores, joker_scores, five_face, has_jokers, params,
                                 yamb_cell, levels, lin, num)
                 if v > best:
                     best, action = v, c * n_rows + r
-            if (bits[i, 1, c] >> np.uint32(r)) & ONE:
+            if (bits[q, 1, c] >> np.uint32(r)) & ONE:
                 v = _announce_value(c, r, m, left, sign, row_value, reach, lin, num)
                 if v > best:
                     best, action = v, n_cells + n_keeps + c * n_rows + r
@@ -202,11 +217,11 @@ def _search_one(i, games, state, consts, tables, plan_keep, plan_turn_id, plan_t
                 ends[n_ends, 1] = end
                 n_ends += 1
     layers = left + 1
-    options = all_options[:layers]
-    pure = all_pure[:layers]
+    options = queued_options[q, :layers]
+    pure = queued_pure[q, :layers]
     options[:] = -np.inf
     pure[:] = -np.inf
-    options[0, 0, m] = best
+    options[0, m] = best
     # fills after the next roll, one end at a time (contiguous rows of the tables, no helpers:
     # a helper taking arrays costs reference counts)
     for e in range(n_ends):
@@ -217,17 +232,17 @@ def _search_one(i, games, state, consts, tables, plan_keep, plan_turn_id, plan_t
         into = options if ends[e, 1] == _FILL else pure
         if r < N_NUMBER_ROWS:
             for mm in range(n_multisets):
-                into[1, 0, mm] = max(into[1, 0, mm], num[c, r, levels_t[r, mm]])
+                into[1, mm] = max(into[1, mm], num[c, r, levels_t[r, mm]])
         else:
             a, b = lin[c, r, 0], lin[c, r, 1]
             for mm in range(n_multisets):
-                into[1, 0, mm] = max(into[1, 0, mm], a * scores_t[r, mm] + b)
+                into[1, mm] = max(into[1, mm], a * scores_t[r, mm] + b)
         if has_jokers:  # a joker scores more, and an extra Yahtzee earns its bonus
             for mm in range(n_multisets):
                 if five_face[mm] > 0:
                     v = _fill_value(c, r, mm, filled[g, p, c], scores, joker_scores, five_face,
                                     has_jokers, params, cells[g, p, c, yz_row], levels, lin, num)
-                    into[1, 0, mm] = max(into[1, 0, mm], v)
+                    into[1, mm] = max(into[1, mm], v)
     for t in range(2, layers):
         options[t] = options[1]
         if pure_hand:
@@ -238,47 +253,96 @@ def _search_one(i, games, state, consts, tables, plan_keep, plan_turn_id, plan_t
             r = ends[e, 0] % n_rows
             for mm in range(n_multisets):
                 v = _announce_value(c, r, mm, left - 1, sign, row_value, reach, lin, num)
-                options[1, 0, mm] = max(options[1, 0, mm], v)
-    keep = all_keep[:layers]
-    plan_one(options, pure, 0, add_die, remove_die, first_prob, all_value[:layers], keep, kv,
-             best_keep, arg)
-    for t in range(1, layers):
-        for mm in range(n_multisets):
-            plan_keep[g, roll[g] + t - 2, mm] = keep[t, 0, mm]
-    plan_turn_id[g] = turn[g]
-    plan_target[g] = target
-    k = keep[0, 0, m]
-    actions[i] = action if k == STOP else n_cells + k
-
-
-@njit(cache=True, inline="always")
-def _search_range(start, stop, games, state, consts, tables, plan_keep, plan_turn_id, plan_target, bits,
-                  actions):
-    """Search ``games[start:stop]`` with one workspace."""
-    n_rows, n_keeps, pure_hand = consts[1], len(consts[7]), consts[15]
-    levels, level_score = tables[2], tables[3]
-    work = _workspace(consts[0].shape[0], n_rows, level_score.shape[1], plan_keep.shape[1] + 1,
-                      levels.shape[0], n_keeps, pure_hand)
-    for i in range(start, stop):
-        _search_one(i, games, state, consts, tables, plan_keep, plan_turn_id, plan_target, work, bits,
-                    actions)
+                options[1, mm] = max(options[1, mm], v)
+    actions[i] = action
+    queued_layers[q] = layers
+    targets[q] = target
 
 
 @njit(cache=True)
-def _search(games, state, consts, tables, plan_keep, plan_turn_id, plan_target, actions):
-    bits = np.empty((len(games), 2, consts[0].shape[0]), dtype=np.uint32)
-    _search_range(0, len(games), games, state, consts, tables, plan_keep, plan_turn_id, plan_target, bits,
-                  actions)
+def _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue):
+    """Plan the ``n_queued`` turns queued by ``_endings``, all of a roll count at once."""
+    roll, turn = state[3], state[9]
+    n_cells, n_keeps = consts[0].shape[0] * consts[1], len(consts[7])
+    dice = state[2]
+    add_die, remove_die, first_prob = tables[8], tables[9], tables[10]
+    plan_keep, plan_turn_id, plan_target = plans
+    queued_options, queued_pure, queued_layers, targets, queued = queue
+    n_multisets = queued_options.shape[2]
+    for layers in range(2, queued_options.shape[1] + 1):
+        lanes = 0
+        for q in range(n_queued):
+            lanes += queued_layers[q] == layers
+        if lanes == 0:
+            continue
+        options = np.empty((layers, n_multisets, lanes))
+        pure = np.empty((layers if queued_pure.shape[1] else 0, n_multisets, lanes))
+        index = np.empty(lanes, dtype=np.int64)
+        lane = 0
+        for q in range(n_queued):
+            if queued_layers[q] == layers:
+                index[lane] = q
+                for t in range(layers):
+                    for mm in range(n_multisets):
+                        options[t, mm, lane] = queued_options[q, t, mm]
+                        if pure.shape[0]:
+                            pure[t, mm, lane] = queued_pure[q, t, mm]
+                lane += 1
+        value = np.empty((layers, n_multisets, lanes))
+        keep = np.empty((layers, n_multisets, lanes), dtype=np.int16)
+        plan_lanes(options, pure, add_die, remove_die, first_prob, value, keep,
+                   np.empty((n_keeps, lanes)), np.empty((n_keeps, lanes)), np.empty((n_keeps, lanes), dtype=np.int32))
+        for lane in range(lanes):
+            i = queued[index[lane]]
+            g = games[i]
+            for t in range(1, layers):
+                for mm in range(n_multisets):
+                    plan_keep[g, roll[g] + t - 2, mm] = keep[t, mm, lane]
+            plan_turn_id[g] = turn[g]
+            plan_target[g] = targets[index[lane]]
+            k = keep[0, dice[g], lane]
+            if k != STOP:
+                actions[i] = n_cells + k
+
+
+@njit(cache=True)
+def _search_range(start, stop, games, state, consts, tables, plans, actions, adjust):
+    """Search ``games[start:stop]``: the endings of each game, its plan queued when it needs
+    one, the queued plans made ``BLOCK`` at a time."""
+    n_cols, n_rows, pure_hand = consts[0].shape[0], consts[1], consts[15]
+    n_multisets, rolls = tables[2].shape[0], plans[0].shape[1] + 1
+    work = (np.zeros((n_cols, n_rows, 2)), np.zeros((n_cols, N_NUMBER_ROWS, LEVELS)),
+            np.empty((n_cols * n_rows, 2), dtype=np.int64))
+    bits = np.empty((BLOCK, 2, n_cols), dtype=np.uint32)
+    queue = (np.empty((BLOCK, rolls, n_multisets)), np.empty((BLOCK, rolls if pure_hand else 0, n_multisets)),
+             np.zeros(BLOCK, dtype=np.int64), np.empty(BLOCK, dtype=np.int64), np.empty(BLOCK, dtype=np.int64))
+    queued_layers, queued = queue[2], queue[4]
+    n_queued = 0
+    for i in range(start, stop):
+        _endings(i, n_queued, games, state, consts, tables, plans, work, bits, actions, adjust, queue)
+        if queued_layers[n_queued]:
+            queued[n_queued] = i
+            n_queued += 1
+            if n_queued == BLOCK:
+                _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue)
+                n_queued = 0
+    _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue)
 
 
 @njit(cache=True, parallel=True)
-def _search_parallel(games, state, consts, tables, plan_keep, plan_turn_id, plan_target, actions, n_chunks):
-    bits = np.empty((len(games), 2, consts[0].shape[0]), dtype=np.uint32)
+def _search(games, state, consts, tables, plan_keep, plan_turn_id, plan_target, actions, adjust, n_chunks):
+    """The search of every game, in chunks.
+
+    Each game's plan for its later rolls: ``plan_keep`` (keeps or ``STOP`` by roll
+    and hand), valid for turn ``plan_turn_id`` and commitment ``plan_target``.
+    (The plan arrays come one by one: a parallel loop may lose writes to arrays
+    unpacked from a tuple, see ``yamb.kernels``.)
+    """
     for chunk in prange(n_chunks):
         start = chunk * len(games) // n_chunks
         stop = (chunk + 1) * len(games) // n_chunks
-        _search_range(start, stop, games, state, consts, tables, plan_keep, plan_turn_id, plan_target,
-                      bits, actions)
+        plans = (plan_keep, plan_turn_id, plan_target)
+        _search_range(start, stop, games, state, consts, tables, plans, actions, adjust)
 
 
 class ExpectimaxPlayer:
@@ -302,12 +366,14 @@ class ExpectimaxPlayer:
             )
         return self._plans[batch]
 
-    def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
-        games = np.asarray(games, dtype=np.int64)
+    def search(self, batch: GameBatch, games: np.ndarray, adjust: np.ndarray) -> np.ndarray:
+        """The actions of ``games`` (int64), cell values corrected by ``adjust`` (G, 2, C, R), or by
+        nothing when it is empty; on all numba threads."""
         actions = np.empty(len(games), dtype=np.int64)
-        args = (games, batch._state, batch._consts, self.tables, *self._plans_of(batch), actions)
-        if len(games) >= PARALLEL_GAMES:
-            _search_parallel(*args, min(len(games), CHUNKS_PER_THREAD * get_num_threads()))
-        else:
-            _search(*args)
+        chunks = min(-(-len(games) // BLOCK), CHUNKS_PER_THREAD * get_num_threads())
+        _search(games, batch._state, batch._consts, self.tables, *self._plans_of(batch), actions, adjust, chunks)
         return actions
+
+    def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
+        with threads_for(len(games)):
+            return self.search(batch, np.asarray(games, dtype=np.int64), NO_CORRECTION)

@@ -100,7 +100,7 @@ def test_a_population_plays_exactly_as_each_network_alone(kind: str) -> None:
 @pytest.mark.parametrize(("preset", "columns", "games"), [(p, c, 8) for p, c in TABLES] + [("yahtzee", None, 8),
                                                                                       ("yamb", None, 70)])
 def test_guided_players_start_as_expectimax_exactly(preset: str, columns, games: int) -> None:
-    """Also with several parallel chunks (140 games): the search splits a batch into blocks of 64."""
+    """Also with several parallel chunks (140 games), whose plans are made up to 64 at once."""
     spec = spec_of("guided", preset, columns)
     lay = spec.layout()
     rng = np.random.default_rng(1)
