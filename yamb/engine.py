@@ -11,7 +11,7 @@ on the batch it is played in, and games that share a stream share their luck
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 
 import numba
@@ -34,22 +34,28 @@ COLUMN_CLASS = {
 
 
 @contextmanager
-def threads_for(n_games: int) -> Iterator[None]:
-    """Numba threads for kernels over ``n_games`` games: all of them for large batches,
-    one for small ones (waking other threads costs more than it saves).
+def single_thread() -> Iterator[None]:
+    """Run numba kernels on the calling thread only.
 
-    Players that run their own parallel kernels can use it the same way:
-    ``with threads_for(len(games)): my_kernel(...)``.
+    A small batch gains nothing from worker threads, and waking them costs
+    milliseconds per call when the machine is busy.
     """
-    if n_games >= PARALLEL_GAMES:
-        yield
-        return
     saved = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
         yield
     finally:
         numba.set_num_threads(saved)
+
+
+def threads_for(n_games: int) -> AbstractContextManager[None]:
+    """Numba threads for kernels over ``n_games`` games: all of them for large batches,
+    one for small ones (``single_thread``).
+
+    Players that run their own parallel kernels can use it the same way:
+    ``with threads_for(len(games)): my_kernel(...)``.
+    """
+    return nullcontext() if n_games >= PARALLEL_GAMES else single_thread()
 
 
 def _bits_to_cells(bits: np.ndarray, n_rows: int) -> np.ndarray:

@@ -11,15 +11,13 @@ same dice as the original.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-import numba
 import numpy as np
 
 from yamb.dice import FACES, counts_of
-from yamb.engine import GameBatch
+from yamb.engine import GameBatch, single_thread
 from yamb.errors import IllegalMoveError, InvalidDiceError, UnknownColumnError, YambError
 from yamb.layout import Layout, layout
 from yamb.rules import Rules, rules as preset_rules
@@ -37,21 +35,6 @@ class Cell(NamedTuple):
 
     column: str
     row: str
-
-
-@contextmanager
-def single_thread() -> Iterator[None]:
-    """Run numba kernels on the calling thread only.
-
-    A batch of one game gains nothing from worker threads, and waking them
-    costs milliseconds per call when the machine is busy.
-    """
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(before)
 
 
 def _is_int(value: object) -> bool:
