@@ -36,7 +36,7 @@ from numba import get_num_threads, njit, prange
 
 from expected_scores.turn import STOP, plan_turn
 from robo_players.cell_values import cell_model, column_values
-from robo_players.heuristics import ONE, decide, fill_score
+from robo_players.heuristics import ONE, decide
 from robo_players.neural.lanes import plan_lanes
 from robo_players.row_plans import row_plans
 from yamb import kernels
@@ -100,7 +100,7 @@ def _fill_value(c, r, m, own, scores, joker_scores, five_face, has_jokers, param
     else:
         v = lin[c, r, 0] * scores[m, r] + lin[c, r, 1]
     if has_jokers and five_face[m] > 0:  # a joker's score, the extra Yahtzee bonus
-        s = fill_score(scores, joker_scores, five_face, has_jokers, params[6], own, m, r)
+        s = kernels.fill_score(scores, joker_scores, five_face, has_jokers, params[6], own, m, r)
         v += lin[c, r, 0] * (s - scores[m, r])
         if yamb_cell == params[7]:
             v += params[8]

@@ -21,13 +21,13 @@ from robo_players.heuristics import (
     best_announce,
     draw_counts,
     decide,
-    fill_score,
     keep_of,
     keep_or_fill,
     later_rows,
     row_tables,
 )
 from yamb.engine import PARALLEL_GAMES, GameBatch
+from yamb.kernels import fill_score
 from yamb.rules import Rules
 
 

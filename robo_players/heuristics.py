@@ -88,20 +88,6 @@ def row_tables(rules: Rules) -> RowTables:
     )
 
 
-@njit(cache=True, inline="always")
-def fill_score(scores, joker_scores, five_face, has_jokers, yz_row, own, m, r):
-    """What filling row ``r`` of a column with filled rows ``own`` scores with hand ``m``.
-
-    A further Yahtzee is a joker when the column's Yahtzee row and the upper
-    row of its face are filled (``Rules.joker_scores``).
-    """
-    face = five_face[m]
-    if has_jokers and face > 0:
-        if (own >> np.uint32(yz_row)) & ONE and (own >> np.uint32(face - 1)) & ONE:
-            return joker_scores[m, r]
-    return scores[m, r]
-
-
 @njit(cache=True)
 def keep_of(counts, key_to_keep, n_dice):
     """Keep index of a vector of face counts."""

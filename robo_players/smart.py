@@ -27,7 +27,6 @@ from robo_players.heuristics import (
     best_announce,
     draw_counts,
     decide,
-    fill_score,
     keep_of,
     keep_or_fill,
     later_rows,
@@ -35,6 +34,7 @@ from robo_players.heuristics import (
 )
 from robo_players.row_plans import row_plans
 from yamb.engine import PARALLEL_GAMES, GameBatch
+from yamb.kernels import fill_score
 from yamb.rules import N_NUMBER_ROWS, Rules
 
 ANNOUNCE_GAIN = 0.25  # announce voluntarily when the gain exceeds this share of the row's par

@@ -2,8 +2,10 @@
 
 The turn rules live here, once: which cells a game may fill, which it may
 announce, whether it must announce, whether it may roll again (``decision``),
-and what an action does to a game (``apply``). ``yamb.engine.GameBatch`` is the
-readable face of these functions and documents the arrays.
+what a fill scores, jokers included (``fill_score``, which the players call
+too), and what an action does to a game (``apply``).
+``yamb.engine.GameBatch`` is the readable face of these functions and
+documents the arrays.
 
 Performance notes:
 - numba counts references of every array passed to a function that is not
@@ -22,7 +24,8 @@ Performance notes:
 - numba caches a compiled function per source file and does not notice when a
   function it calls changes in another file: after editing this module, delete
   the ``__pycache__/*.nbi`` and ``*.nbc`` files of modules whose compiled code
-  calls ``decision`` or ``counter_hash`` (the players), or they keep the old copy.
+  calls ``decision``, ``fill_score`` or ``counter_hash`` (the players), or they
+  keep the old copy.
 
 State tuple: filled, cells, dice, roll, rolls_allowed, pure, announced, answer,
 player, turn, last_announced, bonuses, done, base.
@@ -207,6 +210,21 @@ def illegal(games, actions, state, consts, out, bad):
         bad[i] = not ok
 
 
+@njit(cache=True, inline="always")
+def fill_score(scores, joker_scores, five_face, has_jokers, yz_row, own, m, r):
+    """What filling row ``r`` of a column with filled rows ``own`` scores with hand ``m``.
+
+    A further Yahtzee is a joker when the column's Yahtzee row and the upper
+    row of its face are filled (``Rules.joker_scores``).
+    """
+    face = five_face[m]
+    if has_jokers and face > 0:
+        one = np.uint32(1)
+        if (own >> np.uint32(yz_row)) & one and (own >> np.uint32(face - 1)) & one:
+            return joker_scores[m, r]
+    return scores[m, r]
+
+
 @njit(cache=True, parallel=True)
 def apply(games, actions, filled, cells, dice, roll, rolls_allowed, pure, announced, answer,
           player, turn, last_announced, bonuses, done, base, consts):
@@ -241,15 +259,9 @@ def apply(games, actions, filled, cells, dice, roll, rolls_allowed, pure, announ
                 r = a % n_rows
                 m = dice[g]
                 own = filled[g, p, c]
-                score = scores[m, r]
-                if has_jokers and five_face[m] > 0:
-                    yz_filled = (own >> np.uint32(yz_row)) & one == one
-                    upper_filled = (own >> np.uint32(five_face[m] - 1)) & one == one
-                    if yz_filled and upper_filled:
-                        score = joker_scores[m, r]
-                    if cells[g, p, c, yz_row] == 50:
-                        bonuses[g, p] += 1
-                cells[g, p, c, r] = score
+                if has_jokers and five_face[m] > 0 and cells[g, p, c, yz_row] == 50:
+                    bonuses[g, p] += 1  # an extra Yahtzee
+                cells[g, p, c, r] = fill_score(scores, joker_scores, five_face, has_jokers, yz_row, own, m, r)
                 filled[g, p, c] = own | (one << np.uint32(r))
                 last_announced[g, p] = announced[g] % n_rows if announced[g] >= 0 else -1
                 turn[g] += 1
