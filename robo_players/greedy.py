@@ -16,17 +16,8 @@ from functools import cache
 import numpy as np
 from numba import njit, prange
 
-from robo_players.heuristics import (
-    ONE,
-    best_announce,
-    draw_counts,
-    decide,
-    keep_of,
-    keep_or_fill,
-    later_rows,
-    row_tables,
-)
-from yamb.engine import PARALLEL_GAMES, GameBatch
+from robo_players.heuristics import ONE, best_announce, draw_counts, keep_of, keep_or_fill, later_rows, row_tables, to_move
+from yamb.engine import GameBatch, threads_for
 from yamb.kernels import fill_score
 from yamb.rules import Rules
 
@@ -63,52 +54,36 @@ def frequent_keep(multisets, m, counts):
                 break
 
 
-@njit(cache=True, inline="always")
-def _act_one(i, games, state, consts, tables, bits, actions):
-    """Choose the action of ``games[i]``."""
-    filled, _, dice, roll, _, _, announced, answer, player = state[:9]
+@njit(cache=True, parallel=True)
+def _act(games, state, consts, tables, actions):
+    """Choose the action of each game of ``games``."""
+    filled, announced, answer = state[0], state[6], state[7]
     order, n_rows, scores, joker_scores, five_face = consts[0], consts[1], consts[3], consts[4], consts[5]
     keep_size, key_to_keep, n_dice, first_full, has_jokers, yz_row = consts[7], consts[9], consts[10], consts[11], consts[12], consts[14]
     multisets, rarity, straight_faces, straight_row, myopic_keep, announce_value, no_base = tables
-    n_cols = order.shape[0]
-    n_cells = n_cols * n_rows
+    n_cells = order.shape[0] * n_rows
     n_keeps = len(keep_size)
-    g = games[i]
-    p = player[g]
-    m = dice[g]
-    must, may_roll = decide(state, consts, g, bits, i)
-    if must:
-        cell, _ = best_announce(bits, i, n_rows, announce_value, 0, m, no_base, rarity)
-        actions[i] = n_cells + n_keeps + cell
-        return
-    target = announced[g] if announced[g] >= 0 else answer[g]
-    whole = first_full + m
-    keep = whole
-    if may_roll and target >= 0:
-        keep = myopic_keep[m, target % n_rows]
-    elif may_roll:
-        open_rows = later_rows(order, filled, g, p, announced[g], answer[g], n_rows)
-        counts = np.zeros(6, dtype=np.int64)
-        if not draw_counts(multisets, m, straight_faces, straight_row, open_rows, counts):
-            frequent_keep(multisets, m, counts)
-        keep = keep_of(counts, key_to_keep, n_dice)
-    cell = best_fill(bits, i, n_rows, filled, g, p, m, scores, joker_scores, five_face,
-                     has_jokers, yz_row, rarity)
-    actions[i] = keep_or_fill(keep, cell, m, multisets, key_to_keep, n_dice, first_full, n_cells)
-
-
-@njit(cache=True)
-def _act(games, state, consts, tables, actions):
-    bits = np.empty((len(games), 2, consts[0].shape[0]), dtype=np.uint32)
-    for i in range(len(games)):
-        _act_one(i, games, state, consts, tables, bits, actions)
-
-
-@njit(cache=True, parallel=True)
-def _act_parallel(games, state, consts, tables, actions):
-    bits = np.empty((len(games), 2, consts[0].shape[0]), dtype=np.uint32)
+    bits = np.empty((len(games), 2, order.shape[0]), dtype=np.uint32)
     for i in prange(len(games)):
-        _act_one(i, games, state, consts, tables, bits, actions)
+        g, p, m, must, may_roll = to_move(games, i, state, consts, bits)
+        if must:
+            cell, _ = best_announce(bits, i, n_rows, announce_value, 0, m, no_base, rarity)
+            actions[i] = n_cells + n_keeps + cell
+            continue
+        target = announced[g] if announced[g] >= 0 else answer[g]
+        whole = first_full + m
+        keep = whole
+        if may_roll and target >= 0:
+            keep = myopic_keep[m, target % n_rows]
+        elif may_roll:
+            open_rows = later_rows(order, filled, g, p, announced[g], answer[g], n_rows)
+            counts = np.zeros(6, dtype=np.int64)
+            if not draw_counts(multisets, m, straight_faces, straight_row, open_rows, counts):
+                frequent_keep(multisets, m, counts)
+            keep = keep_of(counts, key_to_keep, n_dice)
+        cell = best_fill(bits, i, n_rows, filled, g, p, m, scores, joker_scores, five_face,
+                         has_jokers, yz_row, rarity)
+        actions[i] = keep_or_fill(keep, cell, m, multisets, key_to_keep, n_dice, first_full, n_cells)
 
 
 @cache
@@ -127,6 +102,6 @@ class GreedyPlayer:
 
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         actions = np.empty(len(games), dtype=np.int64)
-        act = _act_parallel if len(games) >= PARALLEL_GAMES else _act
-        act(np.asarray(games, dtype=np.int64), batch._state, batch._consts, _tables(batch.rules), actions)
+        with threads_for(len(games)):
+            _act(np.asarray(games, dtype=np.int64), batch._state, batch._consts, _tables(batch.rules), actions)
         return actions

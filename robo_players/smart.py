@@ -22,18 +22,9 @@ import numpy as np
 from numba import njit, prange
 
 from expected_scores.turn import STOP
-from robo_players.heuristics import (
-    ONE,
-    best_announce,
-    draw_counts,
-    decide,
-    keep_of,
-    keep_or_fill,
-    later_rows,
-    row_tables,
-)
+from robo_players.heuristics import ONE, best_announce, draw_counts, keep_of, keep_or_fill, later_rows, row_tables, to_move
 from robo_players.row_plans import row_plans
-from yamb.engine import PARALLEL_GAMES, GameBatch
+from yamb.engine import GameBatch, threads_for
 from yamb.kernels import fill_score
 from yamb.rules import N_NUMBER_ROWS, Rules
 
@@ -116,66 +107,50 @@ def _pattern_made(open_rows, n_rows, m, left, scores, sign, par, plan_keep):
     return False
 
 
-@njit(cache=True, inline="always")
-def _act_one(i, games, state, consts, tables, bits, actions):
-    """Choose the action of ``games[i]``."""
-    filled, cells, dice, roll, rolls_allowed, _, announced, answer, player = state[:9]
+@njit(cache=True, parallel=True)
+def _act(games, state, consts, tables, actions):
+    """Choose the action of each game of ``games``."""
+    filled, cells, _, roll, rolls_allowed, _, announced, answer = state[:8]
     order, n_rows, scores, joker_scores, five_face = consts[0], consts[1], consts[3], consts[4], consts[5]
     keep_size, key_to_keep, n_dice, first_full, has_jokers, yz_row = consts[7], consts[9], consts[10], consts[11], consts[12], consts[14]
     (multisets, rarity, straight_faces, straight_row, full_house_row, sign, plan_keep, plan_value,
      par, one_roll, bonus_weight, pace, threshold, hand_columns) = tables
-    n_cols = order.shape[0]
-    n_cells = n_cols * n_rows
+    n_cells = order.shape[0] * n_rows
     n_keeps = len(keep_size)
-    g = games[i]
-    p = player[g]
-    m = dice[g]
-    must, may_roll = decide(state, consts, g, bits, i)
-    left = rolls_allowed[g] - roll[g]
-    cell, gain = best_announce(bits, i, n_rows, plan_value, left, m, par, rarity)
-    if must or (cell >= 0 and gain >= ANNOUNCE_GAIN * abs(par[cell % n_rows])):
-        actions[i] = n_cells + n_keeps + cell
-        return
-    target = announced[g] if announced[g] >= 0 else answer[g]
-    if target >= 0:
-        keep = plan_keep[left, m, target % n_rows] if may_roll else STOP
-        actions[i] = target if keep == STOP else n_cells + keep
-        return
-    if roll[g] == 1:
-        cell, value = _best_fill(bits, i, n_rows, filled, cells, g, p, m, scores, joker_scores,
-                                 five_face, has_jokers, yz_row, rarity, sign, one_roll,
-                                 bonus_weight, pace, threshold, True, hand_columns)
-        if cell >= 0 and value >= 0:
-            actions[i] = cell
-            return
-    whole = first_full + m
-    keep = whole
-    cell, _ = _best_fill(bits, i, n_rows, filled, cells, g, p, m, scores, joker_scores, five_face,
-                         has_jokers, yz_row, rarity, sign, par, bonus_weight, pace, threshold,
-                         False, hand_columns)
-    if may_roll:
-        open_rows = later_rows(order, filled, g, p, announced[g], answer[g], n_rows)
-        counts = np.zeros(6, dtype=np.int64)
-        if not draw_counts(multisets, m, straight_faces, straight_row, open_rows, counts):
-            _face_keep(multisets, m, open_rows, full_house_row, counts)
-        keep = keep_of(counts, key_to_keep, n_dice)
-        if cell >= 0 and _pattern_made(open_rows, n_rows, m, left, scores, sign, par, plan_keep):
-            keep = whole
-    actions[i] = keep_or_fill(keep, cell, m, multisets, key_to_keep, n_dice, first_full, n_cells)
-
-
-@njit(cache=True)
-def _act(games, state, consts, tables, actions):
-    bits = np.empty((len(games), 2, consts[0].shape[0]), dtype=np.uint32)
-    for i in range(len(games)):
-        _act_one(i, games, state, consts, tables, bits, actions)
-
-
-@njit(cache=True, parallel=True)
-def _act_parallel(games, state, consts, tables, actions):
-    bits = np.empty((len(games), 2, consts[0].shape[0]), dtype=np.uint32)
+    bits = np.empty((len(games), 2, order.shape[0]), dtype=np.uint32)
     for i in prange(len(games)):
-        _act_one(i, games, state, consts, tables, bits, actions)
+        g, p, m, must, may_roll = to_move(games, i, state, consts, bits)
+        left = rolls_allowed[g] - roll[g]
+        cell, gain = best_announce(bits, i, n_rows, plan_value, left, m, par, rarity)
+        if must or (cell >= 0 and gain >= ANNOUNCE_GAIN * abs(par[cell % n_rows])):
+            actions[i] = n_cells + n_keeps + cell
+            continue
+        target = announced[g] if announced[g] >= 0 else answer[g]
+        if target >= 0:
+            keep = plan_keep[left, m, target % n_rows] if may_roll else STOP
+            actions[i] = target if keep == STOP else n_cells + keep
+            continue
+        if roll[g] == 1:
+            cell, value = _best_fill(bits, i, n_rows, filled, cells, g, p, m, scores, joker_scores,
+                                     five_face, has_jokers, yz_row, rarity, sign, one_roll,
+                                     bonus_weight, pace, threshold, True, hand_columns)
+            if cell >= 0 and value >= 0:
+                actions[i] = cell
+                continue
+        whole = first_full + m
+        keep = whole
+        cell, _ = _best_fill(bits, i, n_rows, filled, cells, g, p, m, scores, joker_scores, five_face,
+                             has_jokers, yz_row, rarity, sign, par, bonus_weight, pace, threshold,
+                             False, hand_columns)
+        if may_roll:
+            open_rows = later_rows(order, filled, g, p, announced[g], answer[g], n_rows)
+            counts = np.zeros(6, dtype=np.int64)
+            if not draw_counts(multisets, m, straight_faces, straight_row, open_rows, counts):
+                _face_keep(multisets, m, open_rows, full_house_row, counts)
+            keep = keep_of(counts, key_to_keep, n_dice)
+            if cell >= 0 and _pattern_made(open_rows, n_rows, m, left, scores, sign, par, plan_keep):
+                keep = whole
+        actions[i] = keep_or_fill(keep, cell, m, multisets, key_to_keep, n_dice, first_full, n_cells)
 
 
 @cache
@@ -200,6 +175,6 @@ class SmartPlayer:
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         actions = np.empty(len(games), dtype=np.int64)
         tables = _tables(batch.rules, batch.layout.columns)
-        act = _act_parallel if len(games) >= PARALLEL_GAMES else _act
-        act(np.asarray(games, dtype=np.int64), batch._state, batch._consts, tables, actions)
+        with threads_for(len(games)):
+            _act(np.asarray(games, dtype=np.int64), batch._state, batch._consts, tables, actions)
         return actions
