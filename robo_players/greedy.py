@@ -16,7 +16,7 @@ from functools import cache
 import numpy as np
 from numba import njit, prange
 
-from robo_players.heuristics import ONE, best_announce, draw_counts, keep_of, keep_or_fill, later_rows, row_tables, to_move
+from robo_players.heuristics import ONE, best_announce, decide, draw_counts, keep_of, keep_or_fill, later_rows, row_tables
 from yamb.engine import GameBatch, threads_for
 from yamb.kernels import fill_score
 from yamb.rules import Rules
@@ -57,15 +57,18 @@ def frequent_keep(multisets, m, counts):
 @njit(cache=True, parallel=True)
 def _act(games, state, consts, tables, actions):
     """Choose the action of each game of ``games``."""
-    filled, announced, answer = state[0], state[6], state[7]
-    order, n_rows, scores, joker_scores, five_face = consts[0], consts[1], consts[3], consts[4], consts[5]
-    keep_size, key_to_keep, n_dice, first_full, has_jokers, yz_row = consts[7], consts[9], consts[10], consts[11], consts[12], consts[14]
-    multisets, rarity, straight_faces, straight_row, myopic_keep, announce_value, no_base = tables
-    n_cells = order.shape[0] * n_rows
-    n_keeps = len(keep_size)
-    bits = np.empty((len(games), 2, order.shape[0]), dtype=np.uint32)
+    bits = np.empty((len(games), 2, consts[0].shape[0]), dtype=np.uint32)
     for i in prange(len(games)):
-        g, p, m, must, may_roll = to_move(games, i, state, consts, bits)
+        # unpacked here, not before the loop: measured about 10% faster
+        filled, dice, announced, answer, player = state[0], state[2], state[6], state[7], state[8]
+        order, n_rows, scores, joker_scores, five_face = consts[0], consts[1], consts[3], consts[4], consts[5]
+        keep_size, key_to_keep, n_dice, first_full, has_jokers, yz_row = consts[7], consts[9], consts[10], consts[11], consts[12], consts[14]
+        multisets, rarity, straight_faces, straight_row, myopic_keep, announce_value, no_base = tables
+        n_cells = order.shape[0] * n_rows
+        n_keeps = len(keep_size)
+        g = games[i]
+        p, m = player[g], dice[g]
+        must, may_roll = decide(state, consts, g, bits, i)
         if must:
             cell, _ = best_announce(bits, i, n_rows, announce_value, 0, m, no_base, rarity)
             actions[i] = n_cells + n_keeps + cell

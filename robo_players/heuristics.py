@@ -112,17 +112,6 @@ def decide(state, consts, g, bits, i):
     )
 
 
-@njit(cache=True, inline="always")
-def to_move(games, i, state, consts, bits):
-    """Game ``g = games[i]``, its player to move, its hand, and ``decide``'s answer in ``bits[i]``.
-
-    Returns (g, player, hand, must_announce, may_roll).
-    """
-    g = games[i]
-    must, may_roll = decide(state, consts, g, bits, i)
-    return g, state[8][g], state[2][g], must, may_roll
-
-
 @njit(cache=True)
 def keep_or_fill(keep, cell, m, multisets, key_to_keep, n_dice, first_full, n_cells):
     """The action: reroll outside ``keep``, or fill ``cell`` when the keep is the whole hand.
