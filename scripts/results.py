@@ -98,7 +98,7 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     for preset in args.presets:
         logbook = args.runs / f"{preset}-full" / "logbook.csv"
-        if logbook.is_file():
+        if logbook.is_file() and "expectimax" in pd.read_csv(logbook, nrows=1).columns:  # older logbooks lack it
             plot_curve(preset, logbook, args.out / f"evolution-{preset}.png")
         if not args.curves_only:
             measured = measure(preset, args.games, args.seed, args.out)
