@@ -135,7 +135,8 @@ def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_secon
     def write_hall(tmp: Path) -> None:
         with open(tmp, "wb") as f:
             np.savez(f, genomes=np.asarray(members), cell_values=np.stack([m.cell_values for m in members]),
-                     advantage_when_selected=np.array([_selected(m) or np.nan for m in members]),
+                     advantage_when_selected=np.array([m.fitness.values[0] if m.fitness.valid else np.nan
+                                                         for m in members]),
                      final_mean=check.scores.mean(axis=1))
 
     write_atomically(run_dir / HALL_OF_FAME_FILE, write_hall)

@@ -63,14 +63,13 @@ def measure(preset: str, games: int, seed: int, out: Path) -> dict:
     return measured
 
 
-def plot_curve(preset: str, logbook: Path, path: Path) -> None:
+def plot_curve(preset: str, frame: pd.DataFrame, path: Path) -> None:
     """The run's advantage over expectimax on each generation's dice: the population mean and its best."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    frame = pd.read_csv(logbook)
     fig, ax = plt.subplots(figsize=(7, 3.6))
     for column, label in (("avg", "population mean"), ("max", "best individual")):
         advantage = frame[column] - frame["expectimax"]
@@ -98,8 +97,9 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     for preset in args.presets:
         logbook = args.runs / f"{preset}-full" / "logbook.csv"
-        if logbook.is_file() and "expectimax" in pd.read_csv(logbook, nrows=1).columns:  # older logbooks lack it
-            plot_curve(preset, logbook, args.out / f"evolution-{preset}.png")
+        frame = pd.read_csv(logbook) if logbook.is_file() else None
+        if frame is not None and "expectimax" in frame.columns:  # older logbooks lack it
+            plot_curve(preset, frame, args.out / f"evolution-{preset}.png")
         if not args.curves_only:
             measured = measure(preset, args.games, args.seed, args.out)
             diff = measured["best_minus_expectimax"]
