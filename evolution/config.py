@@ -39,6 +39,7 @@ class EvolveConfig:
     # the player
     player: str = "direct"
     hidden: list[int] = field(default_factory=lambda: [32])
+    played: float = 0.0  # guided: blend of free columns' row expectations with play (robo_players.row_means)
     # the algorithm
     algorithm: str = "ga"
     population: int = 200
@@ -83,6 +84,8 @@ class EvolveConfig:
             (self.workers >= 1 and self.threads >= 1, "workers and threads must be at least 1"),
             (self.seed >= 0, "seed must be >= 0"),
             (bool(self.hidden) and all(h >= 1 for h in self.hidden), "hidden must list positive layer sizes"),
+            (0 <= self.played <= 1, "played must lie between 0 and 1"),
+            (self.played == 0 or self.player == "guided", "played applies to the guided player only"),
         ]
         for ok, message in checks:
             if not ok:

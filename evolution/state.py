@@ -55,7 +55,7 @@ def net_spec(config: EvolveConfig) -> NetSpec:
     """The network spec of a run's table and player."""
     r = rules(config.game, dice=config.dice or None, joker=config.joker or None)
     lay = layout(r, config.columns or None)
-    return NetSpec.for_layout(config.player, lay, tuple(config.hidden))
+    return NetSpec.for_layout(config.player, lay, tuple(config.hidden), config.played)
 
 
 def expected_cell_values(spec: NetSpec) -> np.ndarray:

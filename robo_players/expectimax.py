@@ -28,7 +28,7 @@ with corrections from a network; expectimax passes none.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 import numpy as np
@@ -350,8 +350,16 @@ class ExpectimaxPlayer:
 
     name = "expectimax"
 
-    def __init__(self, layout: Layout) -> None:
-        self.tables = search_tables(layout.rules, layout.columns).as_tuple()
+    def __init__(self, layout: Layout, expected: np.ndarray | None = None) -> None:
+        """``expected``: (C, R) row expectations to value cells against, instead of one turn's
+        (``robo_players.row_means``)."""
+        tables = search_tables(layout.rules, layout.columns)
+        if expected is not None:
+            expected = np.ascontiguousarray(expected, dtype=np.float64)
+            if expected.shape != tables.model[0].shape:
+                raise ValueError(f"expected has shape {expected.shape}, not {tables.model[0].shape}")
+            tables = replace(tables, model=(expected, *tables.model[1:]))
+        self.tables = tables.as_tuple()
         self._plans: weakref.WeakKeyDictionary[GameBatch, tuple] = weakref.WeakKeyDictionary()
 
     def _plans_of(self, batch: GameBatch) -> tuple:

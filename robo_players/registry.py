@@ -11,6 +11,7 @@ from robo_players.montecarlo import MonteCarloPlayer
 from robo_players.neural.bots import load_bot
 from robo_players.optimal import optimal_player
 from robo_players.random_player import RandomPlayer
+from robo_players.row_means import played_expectimax
 from robo_players.smart import SmartPlayer
 from yamb.errors import YambError
 from yamb.layout import Layout
@@ -20,6 +21,7 @@ PLAYERS: dict[str, Callable[[Layout], Player]] = {
     "greedy": lambda layout: GreedyPlayer(),
     "smart": lambda layout: SmartPlayer(),
     "expectimax": ExpectimaxPlayer,
+    "expectimax-played": played_expectimax,
     "optimal": optimal_player,
     "montecarlo": MonteCarloPlayer,
     "best": load_bot,

@@ -18,13 +18,16 @@ from robo_players.neural.files import FORMATS, WeightsFileError, format_of, load
 from robo_players.neural.networks import NetSpec
 from robo_players.neural.player import Forward
 from robo_players.neural.population import Population
+from robo_players.row_means import blended_expectations
 from yamb.layout import Layout
 
 
 def neural_player(spec: NetSpec, forward: Forward, cell_values: np.ndarray, name: str) -> Player:
     """The player of ``spec.kind`` around ``forward`` with (P, CR) ``cell_values``."""
     if spec.kind == "guided":
-        return SearchGuidedPlayer(forward, cell_values, spec.layout(), name=name)
+        lay = spec.layout()
+        expected = blended_expectations(lay.rules, lay.columns, spec.played) if spec.played else None
+        return SearchGuidedPlayer(forward, cell_values, lay, name=name, expected=expected)
     return DirectPolicyPlayer(forward, cell_values, name=name)
 
 

@@ -33,7 +33,9 @@ DIRECT_OUTPUT_SCALE = 0.1  # initial output weights are this small: play starts 
 
 @dataclass(frozen=True)
 class NetSpec:
-    """Everything needed to rebuild a network: its kind, its table and its hidden layer sizes."""
+    """Everything needed to rebuild a network: its kind, its table, its hidden layer sizes and,
+    for a ``guided`` network, the ``played`` blend of the row expectations it searches with
+    (``robo_players.row_means``; 0 for files written before it existed)."""
 
     kind: str
     preset: str
@@ -41,23 +43,29 @@ class NetSpec:
     dice: int
     joker: str | None
     hidden: tuple[int, ...] = DEFAULT_HIDDEN
+    played: float = 0.0
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise YambError(f"unknown neural player kind {self.kind!r}; choose from {', '.join(KINDS)}")
         if not self.hidden or any(int(h) < 1 for h in self.hidden):
             raise YambError(f"hidden layer sizes must be positive integers, not {list(self.hidden)}")
+        if not 0.0 <= self.played <= 1.0:
+            raise YambError(f"played must lie between 0 and 1, not {self.played}")
 
     @classmethod
-    def for_layout(cls, kind: str, lay: Layout, hidden: tuple[int, ...] = DEFAULT_HIDDEN) -> NetSpec:
+    def for_layout(cls, kind: str, lay: Layout, hidden: tuple[int, ...] = DEFAULT_HIDDEN,
+                   played: float = 0.0) -> NetSpec:
         r = lay.rules
-        return cls(kind, r.name, tuple(lay.columns), r.n_dice, r.joker, tuple(int(h) for h in hidden))
+        return cls(kind, r.name, tuple(lay.columns), r.n_dice, r.joker, tuple(int(h) for h in hidden),
+                   float(played))
 
     @classmethod
     def from_dict(cls, data: dict) -> NetSpec:
         return cls(
             kind=data["kind"], preset=data["preset"], columns=tuple(data["columns"]),
             dice=int(data["dice"]), joker=data["joker"], hidden=tuple(int(h) for h in data["hidden"]),
+            played=float(data.get("played", 0.0)),
         )
 
     def to_dict(self) -> dict:

@@ -1,0 +1,63 @@
+"""Row expectations that know a free column's row has many turns to come.
+
+``expectimax`` values a cell against the row's expectation over one turn
+(``robo_players.cell_values``). A row of a ``free`` column, though, can be
+filled on any later turn, and in play it brings more than one turn's worth:
+the player fills it when the dice favour it. ``expectimax-played`` (and a
+search-guided network evolved with ``played > 0``) values the open cells of
+free columns against a blend,
+
+    expectation = (1 - played) * one-turn expectation + played * mean seen in play,
+
+the mean seen in play being each cell's average final score over
+``GAMES`` games of plain ``expectimax`` on dice seed ``SEED``. Other column
+kinds keep the one-turn expectation: their order, or the announcement,
+settles when a row is played (blending them measured no gain or a loss).
+The numbers bonus and the difference row are valued with the blended
+expectations too, which is where most of the gain comes from (docs/players.md).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from robo_players.base import play
+from robo_players.cell_values import cell_model
+from robo_players.expectimax import ExpectimaxPlayer
+from yamb.engine import GameBatch
+from yamb.layout import Layout, layout
+from yamb.rules import Rules
+
+GAMES = 2000
+SEED = 0
+BLENDED_KINDS = ("free",)
+DEFAULT_PLAYED = 0.6
+
+
+@cache
+def seen_means(rules: Rules, columns: tuple[str, ...]) -> np.ndarray:
+    """(C, R) mean final score of each cell in ``GAMES`` solitaire games of plain ``expectimax``."""
+    lay = layout(rules, columns)
+    batch = GameBatch(lay, GAMES, seed=SEED, streams=np.arange(GAMES, dtype=np.uint64))
+    play(batch, [ExpectimaxPlayer(lay)])
+    return batch.cells[:, 0].astype(np.float64).mean(axis=0)
+
+
+def blended_expectations(rules: Rules, columns: tuple[str, ...], played: float) -> np.ndarray:
+    """(C, R) row expectations, free columns' blended with ``played`` of the means seen in play."""
+    if not 0.0 <= played <= 1.0:
+        raise ValueError(f"played must lie in [0, 1], not {played}")
+    expected = cell_model(rules, columns).expected.copy()
+    free = [c for c, kind in enumerate(columns) if kind in BLENDED_KINDS]
+    if played and free:
+        expected[free] = (1 - played) * expected[free] + played * seen_means(rules, columns)[free]
+    return expected
+
+
+def played_expectimax(lay: Layout, played: float = DEFAULT_PLAYED) -> ExpectimaxPlayer:
+    """``expectimax-played``: expectimax valuing cells against the blended expectations."""
+    player = ExpectimaxPlayer(lay, blended_expectations(lay.rules, lay.columns, played))
+    player.name = "expectimax-played"
+    return player
