@@ -82,21 +82,22 @@ def _paired(a: np.ndarray, b: np.ndarray) -> dict:
     return {"mean": float(diff.mean()), "sem": float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else 0.0}
 
 
-def _axes():
+def new_axes(height: float = 4.0):
     """A figure and its axes, drawn without a display."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    return plt.subplots(figsize=(7, 4))
+    return plt.subplots(figsize=(7, height))
 
 
-def _save(fig, ax, path: Path, xlabel: str, ylabel: str, title: str) -> None:
+def save_plot(fig, ax, path: Path, xlabel: str, ylabel: str, title: str, legend: str = "best") -> None:
+    """Label the axes, place the legend at ``legend`` and write a PNG."""
     import matplotlib.pyplot as plt
 
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
-    ax.legend()
+    ax.legend(loc=legend)
     fig.tight_layout()
     fig.savefig(path, format="png", dpi=100)
     plt.close(fig)
@@ -104,22 +105,22 @@ def _save(fig, ax, path: Path, xlabel: str, ylabel: str, title: str) -> None:
 
 def plot_fitness(frame: pd.DataFrame, path: Path) -> None:
     """Best, mean and spread (mean ± std) of the fitness per generation, and expectimax on the same dice."""
-    fig, ax = _axes()
+    fig, ax = new_axes()
     ax.fill_between(frame.gen, frame["avg"] - frame["std"], frame["avg"] + frame["std"], alpha=0.25,
                     label="mean ± std")
     ax.plot(frame.gen, frame["max"], label="best")
     ax.plot(frame.gen, frame["avg"], label="mean")
     ax.plot(frame.gen, frame["expectimax"], color="grey", linestyle="--", label="expectimax")
-    _save(fig, ax, path, "generation", "mean score on the generation's dice", "fitness")
+    save_plot(fig, ax, path, "generation", "mean score on the generation's dice", "fitness")
 
 
 def plot_scores(best: np.ndarray, reference: np.ndarray, path: Path) -> None:
     """Histogram of the best player's final scores, expectimax's outlined."""
-    fig, ax = _axes()
+    fig, ax = new_axes()
     bins = np.linspace(min(best.min(), reference.min()), max(best.max(), reference.max()) + 1, 40)
     ax.hist(best, bins=bins, alpha=0.6, label=f"best evolved (mean {best.mean():.1f})")
     ax.hist(reference, bins=bins, histtype="step", label=f"expectimax (mean {reference.mean():.1f})")
-    _save(fig, ax, path, "final score", "games", "final scores on fresh dice")
+    save_plot(fig, ax, path, "final score", "games", "final scores on fresh dice")
 
 
 def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_seconds: float) -> dict:

@@ -20,16 +20,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evolution.report import new_axes, save_plot
 from robo_players.compare import play_games, report
 from robo_players.registry import make_player
 from yamb.layout import layout
 from yamb.rules import rules
 
 PLAYERS = {
-    "yamb": ["random", "greedy", "smart", "expectimax", "best"],
-    "jamb6": ["random", "greedy", "smart", "expectimax", "best"],
-    "yatzy": ["random", "greedy", "smart", "expectimax", "best", "optimal"],
-    "yahtzee": ["random", "greedy", "smart", "expectimax", "best", "optimal"],
+    "yamb": ["random", "greedy", "smart", "expectimax", "expectimax-played", "best"],
+    "jamb6": ["random", "greedy", "smart", "expectimax", "expectimax-played", "best"],
+    "yatzy": ["random", "greedy", "smart", "expectimax", "expectimax-played", "best", "optimal"],
+    "yahtzee": ["random", "greedy", "smart", "expectimax", "expectimax-played", "best", "optimal"],
 }
 SMOOTH = 10  # generations in the curves' rolling mean
 
@@ -65,24 +66,15 @@ def measure(preset: str, games: int, seed: int, out: Path) -> dict:
 
 def plot_curve(preset: str, frame: pd.DataFrame, path: Path) -> None:
     """The run's advantage over expectimax on each generation's dice: the population mean and its best."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 3.6))
+    fig, ax = new_axes(3.6)
     for column, label in (("avg", "population mean"), ("max", "best individual")):
         advantage = frame[column] - frame["expectimax"]
         ax.plot(frame.gen, advantage, alpha=0.25)
         ax.plot(frame.gen, advantage.rolling(SMOOTH, min_periods=1).mean(), label=f"{label} ({SMOOTH}-generation mean)",
                 color=ax.lines[-1].get_color())
     ax.axhline(0, color="grey", linestyle="--", linewidth=1)
-    ax.set(xlabel="generation", ylabel="score minus expectimax's\non the same dice",
-           title=f"{preset}: evolution of the search-guided player (CMA-ES)")
-    ax.legend(loc="lower right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save_plot(fig, ax, path, "generation", "score minus expectimax's\non the same dice",
+              f"{preset}: evolution of the search-guided player (CMA-ES)", legend="lower right")
 
 
 def main() -> None:
