@@ -39,7 +39,7 @@ class EvolveConfig:
     # the player
     player: str = "direct"
     hidden: list[int] = field(default_factory=lambda: [32])
-    played: float = 0.0  # guided: blend of free columns' row expectations with play (robo_players.row_means)
+    played: float = 0.0  # guided: blend of any-order columns' row expectations with play (robo_players.row_means)
     # the algorithm
     algorithm: str = "ga"
     population: int = 200

@@ -15,7 +15,8 @@ from robo_players.neural.build import load_player, population_player
 from robo_players.neural.files import NeuralWeights, save_weights
 from robo_players.neural.networks import NetSpec
 from robo_players.registry import make_player
-from robo_players.row_means import GAMES, SEED, blended_expectations, seen_means
+from robo_players.row_means import GAMES, SEED, any_order, blended_expectations, seen_means
+from yamb.columns import COLUMN_KINDS
 from yamb.engine import GameBatch
 from yamb.errors import YambError
 from yamb.layout import layout
@@ -29,7 +30,7 @@ def test_seen_means_are_the_row_means_of_expectimax_games() -> None:
     np.testing.assert_allclose(seen_means(lay.rules, lay.columns)[0], rows)
 
 
-def test_only_free_columns_are_blended_and_in_proportion() -> None:
+def test_only_columns_filled_in_any_order_are_blended_and_in_proportion() -> None:
     lay = layout(rules("yamb"))
     r, cols = lay.rules, lay.columns
     turn = cell_model(r, cols).expected
@@ -39,12 +40,18 @@ def test_only_free_columns_are_blended_and_in_proportion() -> None:
     for played in (0.25, 1.0):
         blended = blended_expectations(r, cols, played)
         for c in range(len(cols)):
-            want = (1 - played) * turn[c] + played * seen[c] if c == free else turn[c]
+            want = (1 - played) * turn[c] + played * seen[c] if cols[c] in ("free", "announce") else turn[c]
             np.testing.assert_allclose(blended[c], want)
     # a free column is filled when the dice favour a row: its sixes average more than one turn's
     assert seen[free, 5] > turn[free, 5]
     with pytest.raises(ValueError, match="played must lie"):
         blended_expectations(r, cols, 1.5)
+
+
+def test_columns_filled_in_any_order_are_the_unordered_kinds_of_the_rule_book() -> None:
+    unordered = {"free", "announce", "hand", "late_announce", "counter_announce"}
+    for preset in ("yamb", "jamb6"):
+        assert {k for k in COLUMN_KINDS if any_order(rules(preset), k)} == unordered
 
 
 def test_expectations_given_explicitly_are_used() -> None:
