@@ -38,15 +38,16 @@ DEFAULT_PLAYED = 0.6
 
 
 @cache
-def seen_means(rules: Rules, columns: tuple[str, ...]) -> np.ndarray:
-    """(C, R) mean final score of each cell in ``GAMES`` solitaire games of plain ``expectimax``."""
-    lay = layout(rules, columns)
+def seen_means(rules: Rules, columns: tuple[str, ...], players: int = 1) -> np.ndarray:
+    """(C, R) mean final score of each cell in ``GAMES`` games of plain ``expectimax`` against itself
+    (``players`` of them, each counted)."""
+    lay = layout(rules, columns, players)
     batch = GameBatch(lay, GAMES, seed=SEED, streams=np.arange(GAMES, dtype=np.uint64))
-    play(batch, [ExpectimaxPlayer(lay)])
-    return batch.cells[:, 0].astype(np.float64).mean(axis=0)
+    play(batch, [ExpectimaxPlayer(lay)] * players)
+    return batch.cells.astype(np.float64).mean(axis=(0, 1))
 
 
-def blended_expectations(rules: Rules, columns: tuple[str, ...], played: float) -> np.ndarray:
+def blended_expectations(rules: Rules, columns: tuple[str, ...], played: float, players: int = 1) -> np.ndarray:
     """(C, R) row expectations, those of columns filled in any order blended with ``played`` of
     the means seen in play."""
     if not 0.0 <= played <= 1.0:
@@ -54,7 +55,7 @@ def blended_expectations(rules: Rules, columns: tuple[str, ...], played: float) 
     expected = cell_model(rules, columns).expected.copy()
     free = [c for c, kind in enumerate(columns) if any_order(rules, kind)]
     if played and free:
-        expected[free] = (1 - played) * expected[free] + played * seen_means(rules, columns)[free]
+        expected[free] = (1 - played) * expected[free] + played * seen_means(rules, columns, players)[free]
     return expected
 
 
@@ -65,6 +66,6 @@ def any_order(rules: Rules, kind: str) -> bool:
 
 def played_expectimax(lay: Layout, played: float = DEFAULT_PLAYED) -> ExpectimaxPlayer:
     """``expectimax-played``: expectimax valuing cells against the blended expectations."""
-    player = ExpectimaxPlayer(lay, blended_expectations(lay.rules, lay.columns, played))
+    player = ExpectimaxPlayer(lay, blended_expectations(lay.rules, lay.columns, played, lay.players))
     player.name = "expectimax-played"
     return player
