@@ -9,6 +9,7 @@ from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.greedy import GreedyPlayer
 from robo_players.montecarlo import MonteCarloPlayer
 from robo_players.neural.bots import load_bot
+from robo_players.neural.build import is_weights_file, load_player
 from robo_players.optimal import optimal_player
 from robo_players.random_player import RandomPlayer
 from robo_players.row_means import played_expectimax
@@ -29,7 +30,10 @@ PLAYERS: dict[str, Callable[[Layout], Player]] = {
 
 
 def make_player(name: str, layout: Layout) -> Player:
-    """The player called ``name`` for ``layout``, or a precise error."""
+    """The player called ``name`` for ``layout``, or the neural player stored in the weights file
+    ``name`` (``.pt``, ``.safetensors``, ``.onnx``, ``.npz``), or a precise error."""
+    if is_weights_file(name):
+        return load_player(name, layout)
     if name not in PLAYERS:
-        raise YambError(f"unknown player {name!r}; choose from {', '.join(PLAYERS)}")
+        raise YambError(f"unknown player {name!r}; choose from {', '.join(PLAYERS)} or a weights file")
     return PLAYERS[name](layout)

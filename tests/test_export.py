@@ -109,3 +109,14 @@ def test_the_shipped_bots_load_for_their_tables() -> None:
         weights = load_weights(BOTS_DIR / f"{stem}.safetensors")
         lay = weights.spec.layout()
         assert bot_name(lay) == f"{stem}.safetensors" and load_bot(lay).name == "best"
+
+
+def test_compare_takes_weights_files_and_scores_them_as_simulate_does(weights: NeuralWeights, tmp_path: Path,
+                                                                       capsys) -> None:
+    path = save_weights(weights, tmp_path / "bot.safetensors")
+    assert main(["compare", str(path), "greedy", "--games", "6", "--seed", "3", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    alone = simulate(weights.spec.layout(), load_player(path, weights.spec.layout()), 6, seed=3)
+    assert report[str(path)]["mean"] == pytest.approx(alone.mean())
+    assert main(["compare", str(tmp_path / "none.pt"), "greedy", "--games", "6"]) == 2
+    assert "no such weights file" in capsys.readouterr().err

@@ -11,7 +11,7 @@ HELP = "play the same games with several players and compare them (mean, sem, ro
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("players", nargs="+", metavar="PLAYER", help="player names, e.g. greedy smart expectimax")
+    parser.add_argument("players", nargs="+", metavar="PLAYER", help="player names or weights files, e.g. greedy smart expectimax best.pt")
     add_table_arguments(parser)
     parser.add_argument("--games", type=int, default=10_000, help="games per player (default 10000)")
     parser.add_argument("--seed", type=int, default=0, help="dice seed, the same for every player (default 0)")

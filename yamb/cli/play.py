@@ -14,7 +14,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--humans", type=int, default=1, help="people at the table (default 1)")
     parser.add_argument("--bots", type=int, default=1, help="bots at the table (default 1)")
     parser.add_argument("--bot", default=None, metavar="NAME",
-                        help="the bots' player name (default: the strongest available); also gives hints")
+                        help="the bots' player name or weights file (default: the strongest available); "
+                             "also gives hints")
     parser.add_argument("--seed", type=int, default=None, help="dice seed (default: a random one, printed)")
     parser.add_argument("--hints", action="store_true", help="show what the bot would do at every decision")
     parser.add_argument("--save", default=None, metavar="FILE",

@@ -26,7 +26,6 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import Progress
     from rich.table import Table
 
-    from robo_players.neural.build import is_weights_file, load_player
     from robo_players.registry import make_player
     from robo_players.simulate import simulate, summary
     from yamb.errors import YambError
@@ -34,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     if args.games < 1:
         raise YambError("--games must be at least 1")
     layout = layout_from(args)
-    player = load_player(args.player, layout) if is_weights_file(args.player) else make_player(args.player, layout)
+    player = make_player(args.player, layout)
     start = time.perf_counter()
     with Progress(transient=True, disable=args.json) as progress:
         task = progress.add_task(f"{player.name} on {args.preset}", total=args.games)

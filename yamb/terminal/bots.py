@@ -16,5 +16,5 @@ def default_bot() -> str:
 
 
 def load_bot(spec: str, layout: Layout) -> Player:
-    """The bot named ``spec`` in the registry, for ``layout``."""
+    """The bot named ``spec`` in the registry, or stored in the weights file ``spec``, for ``layout``."""
     return make_player(spec, layout)
