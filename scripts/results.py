@@ -2,13 +2,13 @@
 
     python -m scripts.results                                  # all presets, 10,000 games, seed 12345
     python -m scripts.results --presets yahtzee --games 2000   # a quick look
-    python -m scripts.results --curves-only                    # only the plots, from runs/<preset>-full
+    python -m scripts.results --curves-only                    # only the plots, from the runs in RUNS
 
 Each preset's players play the same ``--games`` games (common random numbers,
 ``yamb compare``'s machinery); the report is written to
 ``docs/results/<preset>.json`` and printed as a Markdown table. The evolution
-curve of a preset is drawn from the logbook of ``runs/<preset>-full`` (the
-run that made the shipped bot) when that directory exists.
+curve of a preset is drawn from the logbook of the run that made the shipped
+bot (``RUNS``, under ``runs/``) when that directory exists.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ PLAYERS = {
     "yatzy": ["random", "greedy", "smart", "expectimax", "expectimax-played", "best", "optimal"],
     "yahtzee": ["random", "greedy", "smart", "expectimax", "expectimax-played", "best", "optimal"],
 }
+# the run directory (under --runs) that made each preset's shipped bot
+RUNS = {"yamb": "yamb-full", "jamb6": "jamb6-full", "yatzy": "yatzy-played", "yahtzee": "yahtzee-full"}
 SMOOTH = 10  # generations in the curves' rolling mean
 
 
@@ -82,13 +84,13 @@ def main() -> None:
     parser.add_argument("--presets", nargs="+", default=list(PLAYERS), choices=list(PLAYERS))
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=12345)
-    parser.add_argument("--runs", type=Path, default=Path("runs"), help="where the <preset>-full run directories are")
+    parser.add_argument("--runs", type=Path, default=Path("runs"), help="where the run directories of RUNS are")
     parser.add_argument("--out", type=Path, default=Path("docs/results"))
     parser.add_argument("--curves-only", action="store_true")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     for preset in args.presets:
-        logbook = args.runs / f"{preset}-full" / "logbook.csv"
+        logbook = args.runs / RUNS[preset] / "logbook.csv"
         frame = pd.read_csv(logbook) if logbook.is_file() else None
         if frame is not None and "expectimax" in frame.columns:  # older logbooks lack it
             plot_curve(preset, frame, args.out / f"evolution-{preset}.png")
