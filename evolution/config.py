@@ -40,6 +40,7 @@ class EvolveConfig:
     player: str = "direct"
     hidden: list[int] = field(default_factory=lambda: [32])
     played: float = 0.0  # guided: blend of any-order columns' row expectations with play (robo_players.row_means)
+    init: str = ""  # start from this weights file's genome and cell values ("best": the shipped bot); "" fresh
     # the algorithm
     algorithm: str = "ga"
     population: int = 200

@@ -21,7 +21,8 @@ from deap import cma, tools
 from evolution.config import CMA_MAX_WEIGHTS, ConfigError, EvolveConfig
 from evolution.individual import Individual
 from robo_players.cell_values import cell_model
-from robo_players.neural.files import write_atomically
+from robo_players.neural.bots import BOTS_DIR, bot_name
+from robo_players.neural.files import WeightsFileError, load_weights, write_atomically
 from robo_players.neural.networks import NetSpec
 from robo_players.neural.population import genome_size
 from yamb.errors import YambError
@@ -64,8 +65,37 @@ def expected_cell_values(spec: NetSpec) -> np.ndarray:
     return cell_model(lay.rules, lay.columns).expected.ravel().astype(np.float64)
 
 
+def starting_point(config: EvolveConfig, spec: NetSpec) -> tuple[np.ndarray, np.ndarray] | None:
+    """The genome and cell values of ``config.init`` (a weights file, or ``best``: the shipped bot
+    of the table), or None for a fresh start. The file must hold a network of the run's spec."""
+    if not config.init:
+        return None
+    path = Path(config.init)
+    if config.init == "best":
+        path = BOTS_DIR / bot_name(spec.layout())
+        if not path.is_file():
+            raise ConfigError(f"init = best: no shipped bot for {spec.table_name()} (looked for {path})")
+    try:
+        weights = load_weights(path)
+    except WeightsFileError as error:
+        raise ConfigError(f"init: {error}") from None
+    if weights.spec != spec:
+        raise ConfigError(f"init: {path} holds a {_describe(weights.spec)}, this run evolves a {_describe(spec)}")
+    return weights.genome.astype(np.float64), weights.cell_values.astype(np.float64)
+
+
+def _describe(spec: NetSpec) -> str:
+    played = f", played {spec.played}" if spec.kind == "guided" else ""
+    return f"{spec.kind} network (hidden {list(spec.hidden)}{played}) for {spec.table_name()}"
+
+
 def new_state(config: EvolveConfig) -> RunState:
-    """Generation 0 of a run: initial genomes (or the CMA-ES strategy), empty logs, seeded random states."""
+    """Generation 0 of a run: initial genomes (or the CMA-ES strategy), empty logs, seeded random states.
+
+    With ``config.init`` the run starts from that player: the CMA-ES mean is its
+    genome, or the GA's population is it and mutants of it (``mutation_sigma``
+    on every weight); the first generation plays with its cell values.
+    """
     config.validate()
     spec = net_spec(config)
     net = spec.build()
@@ -77,18 +107,23 @@ def new_state(config: EvolveConfig) -> RunState:
     random.seed(config.seed)
     np.random.seed(config.seed % 2**32)
     rng = np.random.default_rng(config.seed)
+    start = starting_point(config, spec)
+    cell_values = expected_cell_values(spec) if start is None else start[1]
     strategy, population = None, []
     if config.algorithm == "cma":
-        strategy = cma.Strategy(centroid=net.initial_genome(rng).astype(np.float64),
-                                sigma=config.cma_sigma, lambda_=config.population)
-    else:
+        centroid = net.initial_genome(rng).astype(np.float64) if start is None else start[0]
+        strategy = cma.Strategy(centroid=centroid, sigma=config.cma_sigma, lambda_=config.population)
+    elif start is None:
         population = [Individual(net.initial_genome(rng)) for _ in range(config.population)]
+    else:
+        noise = rng.standard_normal((config.population - 1, start[0].size)) * config.mutation_sigma
+        population = [Individual(start[0])] + [Individual(start[0] + n) for n in noise]
     logbook = tools.Logbook()
     logbook.header = ["gen", "evals", "avg", "std", "min", "max", "expectimax", "seconds"]
     return RunState(
         config=config, spec=spec, generation=0, population=population, strategy=strategy,
         hall_of_fame=tools.HallOfFame(config.hall_of_fame, similar=np.array_equal),
-        logbook=logbook, cell_values=expected_cell_values(spec), rng=rng,
+        logbook=logbook, cell_values=cell_values, rng=rng,
     )
 
 

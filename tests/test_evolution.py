@@ -13,7 +13,10 @@ from evolution.algorithms import make_toolbox, play
 from evolution.config import ConfigError, EvolveConfig, from_preset, to_toml, with_settings
 from evolution.run import default_run_dir, evolve, resume, start
 from evolution.state import CHECKPOINT, CheckpointError, load_checkpoint, new_state
+from robo_players.neural.bots import BOTS_DIR, bot_name
+from robo_players.neural.build import load_player
 from robo_players.neural.files import load_weights
+from robo_players.simulate import simulate
 from yamb.cli import main
 
 TINY = dict(population=6, games=3, generations=3, hidden="4", final_games=8, hall_of_fame=2, elite=1)
@@ -180,3 +183,36 @@ def test_cli_runs_and_reports_errors(tmp_path: Path, capsys) -> None:
     assert main(["export", str(out), "--format", "npz"]) == 0 and (out / "best.npz").is_file()
     assert main(["evolve", "--set", "mutation=3"]) == 2
     assert "unknown setting 'mutation'" in capsys.readouterr().err
+
+
+def test_a_run_can_start_from_a_weights_file(tmp_path: Path) -> None:
+    """The first generation plays the file's player itself: its scores equal the file played alone."""
+    first = tmp_path / "first"
+    evolve(start(tiny(generations=2), first), first)
+    saved = load_weights(first / "best.pt")
+    state = new_state(tiny(init=str(first / "best.pt"), seed=3))
+    assert np.array_equal(state.population[0], saved.genome) and np.array_equal(state.cell_values, saved.cell_values)
+    assert not np.array_equal(state.population[1], saved.genome)  # the rest are mutants of it
+    games, seed = 6, 99
+    scores, _ = play(make_toolbox(state), state, np.asarray(state.population[:1]), state.cell_values[None], games, seed)
+    layout = state.spec.layout()
+    alone = simulate(layout, load_player(first / "best.pt", layout), games, seed=seed)
+    assert np.array_equal(scores[0], alone)
+
+    cma_state = new_state(tiny(algorithm="cma", game="yatzy", hidden="8", player="guided", played=0.6, init="best"))
+    shipped = load_weights(BOTS_DIR / bot_name(cma_state.spec.layout()))
+    assert np.array_equal(cma_state.strategy.centroid, shipped.genome)
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"init": "missing.pt"}, "init: .*missing.pt"),
+        ({"init": "best", "game": "yatzy", "hidden": "3"}, r"holds a guided network \(hidden \[8\], played 0.6\).*"
+                                                           r"this run evolves a direct network \(hidden \[3\]\)"),
+        ({"init": "best", "game": "yamb", "columns": "down,up"}, "no shipped bot for yamb"),
+    ],
+)
+def test_a_bad_starting_point_is_refused(settings: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        new_state(tiny(**settings))

@@ -19,6 +19,7 @@ OVERRIDES = (  # (flag, setting, type, help)
     ("--game", "game", str, "game preset: yamb, jamb6, yatzy or yahtzee"),
     ("--columns", "columns", str, "comma-separated column kinds (default: the game's table)"),
     ("--hidden", "hidden", str, "hidden layer sizes, comma-separated, e.g. 32 or 32,16"),
+    ("--init", "init", str, "start from this weights file (or 'best', the shipped bot) instead of afresh"),
 )
 
 
