@@ -13,6 +13,7 @@ import tomllib
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
+from robo_players.cell_values import BONUS_MODELS
 from robo_players.neural.networks import KINDS
 from yamb.errors import YambError
 
@@ -40,6 +41,7 @@ class EvolveConfig:
     player: str = "direct"
     hidden: list[int] = field(default_factory=lambda: [32])
     played: float = 0.0  # guided: blend of any-order columns' row expectations with play (robo_players.row_means)
+    bonus: str = "normal"  # guided: the numbers bonus's chance from a normal approximation, or "exact"
     init: str = ""  # start from this weights file's genome and cell values ("best": the shipped bot); "" fresh
     # the algorithm
     algorithm: str = "ga"
@@ -87,6 +89,8 @@ class EvolveConfig:
             (bool(self.hidden) and all(h >= 1 for h in self.hidden), "hidden must list positive layer sizes"),
             (0 <= self.played <= 1, "played must lie between 0 and 1"),
             (self.played == 0 or self.player == "guided", "played applies to the guided player only"),
+            (self.bonus in BONUS_MODELS, f"bonus must be one of {', '.join(BONUS_MODELS)}, not {self.bonus!r}"),
+            (self.bonus == "normal" or self.player == "guided", "bonus applies to the guided player only"),
         ]
         for ok, message in checks:
             if not ok:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pickle
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -56,7 +56,7 @@ def net_spec(config: EvolveConfig) -> NetSpec:
     """The network spec of a run's table and player."""
     r = rules(config.game, dice=config.dice or None, joker=config.joker or None)
     lay = layout(r, config.columns or None)
-    return NetSpec.for_layout(config.player, lay, tuple(config.hidden), config.played)
+    return NetSpec.for_layout(config.player, lay, tuple(config.hidden), config.played, config.bonus)
 
 
 def expected_cell_values(spec: NetSpec) -> np.ndarray:
@@ -67,7 +67,8 @@ def expected_cell_values(spec: NetSpec) -> np.ndarray:
 
 def starting_point(config: EvolveConfig, spec: NetSpec) -> tuple[np.ndarray, np.ndarray] | None:
     """The genome and cell values of ``config.init`` (a weights file, or ``best``: the shipped bot
-    of the table), or None for a fresh start. The file must hold a network of the run's spec."""
+    of the table), or None for a fresh start. The file must hold a network of the run's shape
+    (kind, table, hidden sizes); the run's ``played`` and ``bonus`` may differ from the file's."""
     if not config.init:
         return None
     path = Path(config.init)
@@ -79,14 +80,13 @@ def starting_point(config: EvolveConfig, spec: NetSpec) -> tuple[np.ndarray, np.
         weights = load_weights(path)
     except WeightsFileError as error:
         raise ConfigError(f"init: {error}") from None
-    if weights.spec != spec:
+    if replace(weights.spec, played=spec.played, bonus=spec.bonus) != spec:
         raise ConfigError(f"init: {path} holds a {_describe(weights.spec)}, this run evolves a {_describe(spec)}")
     return weights.genome.astype(np.float64), weights.cell_values.astype(np.float64)
 
 
 def _describe(spec: NetSpec) -> str:
-    played = f", played {spec.played}" if spec.kind == "guided" else ""
-    return f"{spec.kind} network (hidden {list(spec.hidden)}{played}) for {spec.table_name()}"
+    return f"{spec.kind} network (hidden {list(spec.hidden)}) for {spec.table_name()}"
 
 
 def new_state(config: EvolveConfig) -> RunState:

@@ -11,7 +11,9 @@ for a ``hand`` column). Filling a cell with score ``s`` changes the estimate by
   scales the estimated spread;
 - for a number row, the numbers bonus times the change in the probability of
   reaching the threshold, the open number rows' sum taken as normal with the
-  tables' means and variances.
+  tables' means and variances; or, given ``bonus_levels`` (each open number
+  row's distribution over its levels), the exact distribution of that sum
+  (``exact_reach``).
 
 That change is the cell's value: the opportunity cost of using the cell now.
 With one open cell left the value is exact, which the tests check against
@@ -32,6 +34,9 @@ from yamb.rules import N_NUMBER_ROWS, Rules
 
 NO_DIFFERENCE, PLAIN, CLAMPED = 0, 1, 2
 ONE = np.uint32(1)
+LEVELS = 6  # scores a number row can take: 0 to 5 dice of its face
+BONUS_MODELS = ("normal", "exact")  # how the chance of the numbers bonus is reckoned
+NORMAL_BONUS = np.zeros((0, N_NUMBER_ROWS, LEVELS))  # ``bonus_levels`` of the normal approximation
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,33 +52,37 @@ class CellModel:
 
     expected: np.ndarray  # (C, R) float64
     variance: np.ndarray  # (C, R) float64
+    level_prob: np.ndarray  # (C, 6, 6) float64: probability of each level of each number row
     levels: np.ndarray  # (M, R) int64
     level_score: np.ndarray  # (R, 6) float64
     params: np.ndarray  # (9,) int64
 
 
-def _row_stats(rules: Rules, policy: str) -> tuple[np.ndarray, np.ndarray]:
-    """Expected score and variance of each row under ``policy`` (``turn`` or ``roll``)."""
+def _row_stats(rules: Rules, policy: str, level_score: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Expected score and variance of each row under ``policy`` (``turn`` or ``roll``), and the
+    probability of each level of each number row."""
     means = load_table(rules.name, rules.n_dice, policy).to_numpy()
     variances = np.zeros(rules.n_rows)
+    level_prob = np.zeros((N_NUMBER_ROWS, LEVELS))
     for r in range(N_NUMBER_ROWS):
         dist = load_distribution(rules.rows[r], rules.name, rules.n_dice, policy)
         scores = dist.index.to_numpy(dtype=np.float64)
         variances[r] = float((dist.to_numpy() * scores**2).sum()) - means[r] ** 2
-    return means, variances
+        np.add.at(level_prob[r], np.searchsorted(level_score[r], scores), dist.to_numpy())
+    return means, variances, level_prob
 
 
 @cache
 def cell_model(rules: Rules, columns: tuple[str, ...]) -> CellModel:
     """The model of a table, computed once per process."""
-    stats = {policy: _row_stats(rules, policy) for policy in ("turn", "roll")}
-    policy = ["roll" if kind == "hand" else "turn" for kind in columns]
     levels = np.zeros((rules.dice.n_multisets, rules.n_rows), dtype=np.int64)
-    level_score = np.zeros((rules.n_rows, 6))
+    level_score = np.zeros((rules.n_rows, LEVELS))
     for r in range(N_NUMBER_ROWS):
         values = np.unique(rules.scores[:, r])
         levels[:, r] = np.searchsorted(values, rules.scores[:, r])
         level_score[r, : len(values)] = values
+    stats = {policy: _row_stats(rules, policy, level_score) for policy in ("turn", "roll")}
+    policy = ["roll" if kind == "hand" else "turn" for kind in columns]
     spec = rules.spec
     names = list(rules.rows)
     has_difference = spec.difference is not None
@@ -91,6 +100,7 @@ def cell_model(rules: Rules, columns: tuple[str, ...]) -> CellModel:
     return CellModel(
         expected=np.array([stats[p][0] for p in policy]),
         variance=np.array([stats[p][1] for p in policy]),
+        level_prob=np.array([stats[p][2] for p in policy]),
         levels=levels,
         level_score=level_score,
         params=params,
@@ -107,11 +117,49 @@ def _reach(mean, variance, threshold):
 
 
 @njit(cache=True)
-def column_values(filled, cells, g, p, c, expected, variance, level_score, params, lin, num):
+def exact_reach(prob, level_score, own, need, after):
+    """P(the open number rows (not in ``own``) add up to ``need`` or more), each row ``r`` at level
+    ``k`` with probability ``prob[r, k]``; and in ``after[r, k]`` the same once open row ``r``
+    scored level ``k``.
+
+    Sums are counted up to ``need`` (index ``need`` holds "need or more"): the
+    rows before each open row (``head``) and after it (``tail``, as "at least"
+    probabilities) are convolved once, and each row's chances combine the two.
+    """
+    rows = np.array([r for r in range(N_NUMBER_ROWS) if not (own >> np.uint32(r)) & ONE], dtype=np.int64)
+    n = len(rows)
+    head = np.zeros((n + 1, need + 1))
+    head[0, 0] = 1.0
+    tail = np.zeros((n + 1, need + 1))
+    tail[n, 0] = 1.0
+    for i in range(n):
+        r, j = rows[i], rows[n - 1 - i]
+        for a in range(need + 1):
+            for k in range(prob.shape[1]):
+                head[i + 1, min(a + int(level_score[r, k]), need)] += head[i, a] * prob[r, k]
+                tail[n - 1 - i, min(a + int(level_score[j, k]), need)] += tail[n - i, a] * prob[j, k]
+    for i in range(n + 1):  # tail[i, b]: P(rows i.. add up to b or more)
+        for b in range(need - 1, -1, -1):
+            tail[i, b] += tail[i, b + 1]
+    for i in range(n):
+        r = rows[i]
+        for k in range(prob.shape[1]):
+            gap = need - int(level_score[r, k])
+            chance = 0.0
+            for a in range(need + 1):
+                chance += head[i, a] * (1.0 if a >= gap else tail[i + 1, gap - a])
+            after[r, k] = chance
+    return tail[0, need]
+
+
+@njit(cache=True)
+def column_values(filled, cells, g, p, c, expected, variance, bonus_levels, level_score, params, lin, num):
     """Write the values of column ``c``'s open cells for player ``p`` of game ``g``.
 
     Collection, ``max`` and ``min`` rows: ``lin[c, r, 0] * s + lin[c, r, 1]``;
-    number rows: ``num[c, r, k]`` for a score of level ``k``.
+    number rows: ``num[c, r, k]`` for a score of level ``k``. The chance of the
+    bonus is exact from ``bonus_levels[c]`` (C, 6, LEVELS) unless that is empty
+    (``NORMAL_BONUS``): then the open rows' sum is taken as normal.
     """
     threshold, bonus, difference, ones, hi, lo = params[0], params[1], params[2], params[3], params[4], params[5]
     n_rows = expected.shape[1]
@@ -125,7 +173,13 @@ def column_values(filled, cells, g, p, c, expected, variance, level_score, param
         else:
             mean += expected[c, r]
             var += variance[c, r]
-    before = _reach(fixed + mean, var, threshold)
+    exact = bonus_levels.shape[0] > 0
+    need = max(int(threshold - fixed), 0)
+    after = np.ones((N_NUMBER_ROWS if exact else 0, LEVELS))
+    if exact:
+        before = exact_reach(bonus_levels[c], level_score, own, need, after) if need > 0 else 1.0
+    else:
+        before = _reach(fixed + mean, var, threshold)
     ones_e = 0.0
     spread = 0.0
     if difference != NO_DIFFERENCE:
@@ -143,8 +197,11 @@ def column_values(filled, cells, g, p, c, expected, variance, level_score, param
         if r < N_NUMBER_ROWS:
             for k in range(level_score.shape[1]):
                 s = level_score[r, k]
-                after = _reach(fixed + s + mean - e, var - variance[c, r], threshold)
-                v = s - e + bonus * (after - before)
+                if exact:
+                    chance = after[r, k]
+                else:
+                    chance = _reach(fixed + s + mean - e, var - variance[c, r], threshold)
+                v = s - e + bonus * (chance - before)
                 if r == ones:
                     v += (s - e) * spread
                 num[c, r, k] = v

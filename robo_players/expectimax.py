@@ -35,7 +35,7 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 
 from expected_scores.turn import STOP, plan_turn
-from robo_players.cell_values import cell_model, column_values
+from robo_players.cell_values import LEVELS, NORMAL_BONUS, cell_model, column_values
 from robo_players.heuristics import ONE, decide
 from robo_players.neural.lanes import plan_lanes
 from robo_players.row_plans import row_plans
@@ -46,7 +46,6 @@ from yamb.rules import N_NUMBER_ROWS, Rules
 
 CHUNKS_PER_THREAD = 8
 BLOCK = 64  # games whose plans are made together
-LEVELS = 6  # scores a number row can take: 0 to 5 dice of its face
 NO_CORRECTION = np.zeros((0, 2, 0, 0))  # the ``adjust`` of plain expectimax
 _FILL, _LATE, _PURE = 0, 1, 2  # how a turn may end after a later roll
 
@@ -55,7 +54,7 @@ _FILL, _LATE, _PURE = 0, 1, 2  # how a turn may end after a later roll
 class SearchTables:
     """Everything the search kernel reads besides the engine's state and constants."""
 
-    model: tuple  # expected, variance, levels, level_score, params (see ``CellModel``)
+    model: tuple  # expected, variance, bonus levels (or NORMAL_BONUS), levels, level_score, params (``CellModel``)
     sign: np.ndarray  # (R,) +1, or -1 for rows aimed low
     row_value: np.ndarray  # (L, M, R) signed value of a row played alone with L rolls left
     reach: np.ndarray  # (L, M, 6, 5) probability that a number row ends at level >= k + 1
@@ -82,7 +81,7 @@ def search_tables(rules: Rules, columns: tuple[str, ...]) -> SearchTables:
     plans = row_plans(rules)
     dice = rules.dice
     return SearchTables(
-        model=(model.expected, model.variance, model.levels, model.level_score, model.params),
+        model=(model.expected, model.variance, NORMAL_BONUS, model.levels, model.level_score, model.params),
         sign=plans.sign,
         row_value=plans.value,
         reach=_reach_tables(rules, model.levels),
@@ -149,7 +148,7 @@ def _endings(i, q, games, state, consts, tables, plans, work, bits, actions, adj
     filled, cells, dice, roll, rolls_allowed, _, announced, answer, player, turn = state[:10]
     order, n_rows, scores, joker_scores, five_face = consts[0], consts[1], consts[3], consts[4], consts[5]
     keep_size, has_jokers, pure_hand = consts[7], consts[12], consts[15]
-    (expected, variance, levels, level_score, params, sign, row_value, reach,
+    (expected, variance, bonus_levels, levels, level_score, params, sign, row_value, reach,
      add_die, remove_die, first_prob, scores_t, levels_t) = tables
     lin, num, ends = work
     queued_options, queued_pure, queued_layers, targets, _ = queue
@@ -171,7 +170,7 @@ def _endings(i, q, games, state, consts, tables, plans, work, bits, actions, adj
     full = (1 << n_rows) - 1
     for c in range(n_cols):
         if filled[g, p, c] != full:
-            column_values(filled, cells, g, p, c, expected, variance, level_score, params, lin, num)
+            column_values(filled, cells, g, p, c, expected, variance, bonus_levels, level_score, params, lin, num)
             if adjust.shape[0]:
                 _correct(adjust, i, c, filled[g, p, c], lin, num)
     yz_row = params[6]
@@ -265,7 +264,7 @@ def _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue):
     roll, turn = state[3], state[9]
     n_cells, n_keeps = consts[0].shape[0] * consts[1], len(consts[7])
     dice = state[2]
-    add_die, remove_die, first_prob = tables[8], tables[9], tables[10]
+    add_die, remove_die, first_prob = tables[9], tables[10], tables[11]
     plan_keep, plan_turn_id, plan_target = plans
     queued_options, queued_pure, queued_layers, targets, queued = queue
     n_multisets = queued_options.shape[2]
@@ -310,7 +309,7 @@ def _search_range(start, stop, games, state, consts, tables, plans, actions, adj
     """Search ``games[start:stop]``: the endings of each game, its plan queued when it needs
     one, the queued plans made ``BLOCK`` at a time."""
     n_cols, n_rows, pure_hand = consts[0].shape[0], consts[1], consts[15]
-    n_multisets, rolls = tables[2].shape[0], plans[0].shape[1] + 1
+    n_multisets, rolls = tables[3].shape[0], plans[0].shape[1] + 1
     work = (np.zeros((n_cols, n_rows, 2)), np.zeros((n_cols, N_NUMBER_ROWS, LEVELS)),
             np.empty((n_cols * n_rows, 2), dtype=np.int64))
     bits = np.empty((BLOCK, 2, n_cols), dtype=np.uint32)
@@ -345,20 +344,32 @@ def _search(games, state, consts, tables, plan_keep, plan_turn_id, plan_target, 
         _search_range(start, stop, games, state, consts, tables, plans, actions, adjust)
 
 
+def _checked(name: str, array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``array`` as contiguous float64, if it has ``shape``."""
+    array = np.ascontiguousarray(array, dtype=np.float64)
+    if array.shape != shape:
+        raise ValueError(f"{name} has shape {array.shape}, not {shape}")
+    return array
+
+
 class ExpectimaxPlayer:
     """Exact turn search over cell values (score minus the row's expectation, bonus and difference aware)."""
 
     name = "expectimax"
 
-    def __init__(self, layout: Layout, expected: np.ndarray | None = None) -> None:
-        """``expected``: (C, R) row expectations to value cells against, instead of one turn's
+    def __init__(self, layout: Layout, expected: np.ndarray | None = None,
+                 bonus_levels: np.ndarray | None = None) -> None:
+        """``expected``: (C, R) row expectations to value cells against, instead of one turn's;
+        ``bonus_levels``: (C, 6, 6) each number row's chances of each level, from which the
+        chance of the numbers bonus is computed exactly, instead of a normal approximation
         (``robo_players.row_means``)."""
         tables = search_tables(layout.rules, layout.columns)
+        model = list(tables.model)
         if expected is not None:
-            expected = np.ascontiguousarray(expected, dtype=np.float64)
-            if expected.shape != tables.model[0].shape:
-                raise ValueError(f"expected has shape {expected.shape}, not {tables.model[0].shape}")
-            tables = replace(tables, model=(expected, *tables.model[1:]))
+            model[0] = _checked("expected", expected, model[0].shape)
+        if bonus_levels is not None:
+            model[2] = _checked("bonus_levels", bonus_levels, (len(layout.columns), N_NUMBER_ROWS, LEVELS))
+        tables = replace(tables, model=tuple(model))
         self.tables = tables.as_tuple()
         self._plans: weakref.WeakKeyDictionary[GameBatch, tuple] = weakref.WeakKeyDictionary()
 

@@ -12,7 +12,7 @@ from robo_players.neural.bots import load_bot
 from robo_players.neural.build import is_weights_file, load_player
 from robo_players.optimal import optimal_player
 from robo_players.random_player import RandomPlayer
-from robo_players.row_means import played_expectimax
+from robo_players.row_means import exact_expectimax, played_expectimax
 from robo_players.smart import SmartPlayer
 from yamb.errors import YambError
 from yamb.layout import Layout
@@ -23,6 +23,7 @@ PLAYERS: dict[str, Callable[[Layout], Player]] = {
     "smart": lambda layout: SmartPlayer(),
     "expectimax": ExpectimaxPlayer,
     "expectimax-played": played_expectimax,
+    "expectimax-exact": exact_expectimax,
     "optimal": optimal_player,
     "montecarlo": MonteCarloPlayer,
     "best": load_bot,

@@ -16,6 +16,11 @@ the mean seen in play being each cell's average final score over
 order settles when a row is played (blending them measured a loss).
 The numbers bonus and the difference row are valued with the blended
 expectations too, which is where most of the gain comes from (docs/players.md).
+
+``expectimax-exact`` (and networks evolved with ``bonus = "exact"``) computes
+the chance of the numbers bonus exactly instead of by a normal approximation:
+from each open number row's chances of each level (one turn's, for columns
+filled in any order blended in the same way with the levels seen in play).
 """
 
 from __future__ import annotations
@@ -25,12 +30,12 @@ from functools import cache
 import numpy as np
 
 from robo_players.base import play
-from robo_players.cell_values import cell_model
+from robo_players.cell_values import BONUS_MODELS, LEVELS, cell_model
 from robo_players.expectimax import ExpectimaxPlayer
 from yamb.columns import order_rule
 from yamb.engine import GameBatch
 from yamb.layout import Layout, layout
-from yamb.rules import Rules
+from yamb.rules import N_NUMBER_ROWS, Rules
 
 GAMES = 2000
 SEED = 0
@@ -38,25 +43,50 @@ DEFAULT_PLAYED = 0.6
 
 
 @cache
-def seen_means(rules: Rules, columns: tuple[str, ...], players: int = 1) -> np.ndarray:
+def seen_play(rules: Rules, columns: tuple[str, ...], players: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """(C, R) mean final score of each cell in ``GAMES`` games of plain ``expectimax`` against itself
-    (``players`` of them, each counted)."""
+    (``players`` of them, each counted), and (C, 6, 6) how often each number row ended at each level."""
     lay = layout(rules, columns, players)
     batch = GameBatch(lay, GAMES, seed=SEED, streams=np.arange(GAMES, dtype=np.uint64))
     play(batch, [ExpectimaxPlayer(lay)] * players)
-    return batch.cells.astype(np.float64).mean(axis=(0, 1))
+    cells = batch.cells.astype(np.float64)
+    level_score = cell_model(rules, columns).level_score
+    frequency = np.zeros((len(columns), N_NUMBER_ROWS, LEVELS))
+    for r in range(N_NUMBER_ROWS):
+        level = np.searchsorted(level_score[r, : len(np.unique(rules.scores[:, r]))], cells[..., r])
+        for k in range(LEVELS):
+            frequency[:, r, k] = (level == k).mean(axis=(0, 1))
+    return cells.mean(axis=(0, 1)), frequency
+
+
+def seen_means(rules: Rules, columns: tuple[str, ...], players: int = 1) -> np.ndarray:
+    """(C, R) mean final score of each cell in the games of ``seen_play``."""
+    return seen_play(rules, columns, players)[0]
+
+
+def _blend(turn: np.ndarray, seen: np.ndarray, rules: Rules, columns: tuple[str, ...], played: float) -> np.ndarray:
+    """``turn`` with the columns filled in any order blended with ``played`` of ``seen``."""
+    if not 0.0 <= played <= 1.0:
+        raise ValueError(f"played must lie in [0, 1], not {played}")
+    out = turn.copy()
+    free = [c for c, kind in enumerate(columns) if any_order(rules, kind)]
+    if played and free:
+        out[free] = (1 - played) * turn[free] + played * seen[free]
+    return out
 
 
 def blended_expectations(rules: Rules, columns: tuple[str, ...], played: float, players: int = 1) -> np.ndarray:
     """(C, R) row expectations, those of columns filled in any order blended with ``played`` of
     the means seen in play."""
-    if not 0.0 <= played <= 1.0:
-        raise ValueError(f"played must lie in [0, 1], not {played}")
-    expected = cell_model(rules, columns).expected.copy()
-    free = [c for c, kind in enumerate(columns) if any_order(rules, kind)]
-    if played and free:
-        expected[free] = (1 - played) * expected[free] + played * seen_means(rules, columns, players)[free]
-    return expected
+    turn = cell_model(rules, columns).expected
+    return _blend(turn, seen_means(rules, columns, players) if played else turn, rules, columns, played)
+
+
+def blended_bonus_levels(rules: Rules, columns: tuple[str, ...], played: float, players: int = 1) -> np.ndarray:
+    """(C, 6, 6) each number row's chances of each level, blended as ``blended_expectations``
+    blends the means: the exact bonus chances of ``bonus = "exact"``."""
+    turn = cell_model(rules, columns).level_prob
+    return _blend(turn, seen_play(rules, columns, players)[1] if played else turn, rules, columns, played)
 
 
 def any_order(rules: Rules, kind: str) -> bool:
@@ -64,8 +94,31 @@ def any_order(rules: Rules, kind: str) -> bool:
     return order_rule(kind, 0, rules.n_rows, rules.middle_start) == (1 << rules.n_rows) - 1
 
 
+def search_values(lay: Layout, played: float, bonus: str) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """``ExpectimaxPlayer``'s ``expected`` and ``bonus_levels`` for a search that values cells against
+    the expectations blended ``played`` with play, and reckons the bonus chances by a normal
+    approximation or (``bonus = "exact"``) exactly from the blended levels (None: the defaults)."""
+    if bonus not in BONUS_MODELS:
+        raise ValueError(f"bonus must be one of {', '.join(BONUS_MODELS)}, not {bonus!r}")
+    r, cols, n = lay.rules, lay.columns, lay.players
+    expected = blended_expectations(r, cols, played, n) if played else None
+    return expected, blended_bonus_levels(r, cols, played, n) if bonus == "exact" else None
+
+
+def search_player(lay: Layout, played: float, bonus: str) -> ExpectimaxPlayer:
+    """Expectimax with the values of ``search_values``."""
+    return ExpectimaxPlayer(lay, *search_values(lay, played, bonus))
+
+
 def played_expectimax(lay: Layout, played: float = DEFAULT_PLAYED) -> ExpectimaxPlayer:
     """``expectimax-played``: expectimax valuing cells against the blended expectations."""
-    player = ExpectimaxPlayer(lay, blended_expectations(lay.rules, lay.columns, played, lay.players))
+    player = search_player(lay, played, "normal")
     player.name = "expectimax-played"
+    return player
+
+
+def exact_expectimax(lay: Layout, played: float = DEFAULT_PLAYED) -> ExpectimaxPlayer:
+    """``expectimax-exact``: ``expectimax-played`` with the bonus chances computed exactly."""
+    player = search_player(lay, played, "exact")
+    player.name = "expectimax-exact"
     return player

@@ -9,7 +9,7 @@ from itertools import product
 import numpy as np
 import pytest
 
-from robo_players.cell_values import cell_model, column_values
+from robo_players.cell_values import NORMAL_BONUS, cell_model, column_values
 from robo_players.expectimax import ExpectimaxPlayer, _fill_value
 from robo_players.greedy import GreedyPlayer
 from robo_players.simulate import simulate
@@ -44,7 +44,7 @@ class Exhaustive:
         self.lin = np.zeros((lay.n_columns, lay.n_rows, 2))
         self.num = np.zeros((lay.n_columns, N_NUMBER_ROWS, 6))
         for c in range(lay.n_columns):
-            column_values(batch.filled, batch.cells, game, 0, c, model.expected, model.variance,
+            column_values(batch.filled, batch.cells, game, 0, c, model.expected, model.variance, NORMAL_BONUS,
                           model.level_score, model.params, self.lin, self.num)
         self.rolls = int(batch.rolls_allowed[game])
         self.legal = {}  # roll -> (fill cells, announce cells), read from the engine
@@ -147,7 +147,7 @@ def test_last_open_cell_value_is_exact_against_column_totals() -> None:
         batch.cells[0, 0, 0, row] = 0
         lin = np.zeros((1, r.n_rows, 2))
         num = np.zeros((1, N_NUMBER_ROWS, 6))
-        column_values(batch.filled, batch.cells, 0, 0, 0, model.expected, model.variance,
+        column_values(batch.filled, batch.cells, 0, 0, 0, model.expected, model.variance, NORMAL_BONUS,
                       model.level_score, model.params, lin, num)
         values, totals = [], []
         for m in range(0, r.dice.n_multisets, 7):

@@ -18,7 +18,7 @@ from robo_players.neural.files import FORMATS, WeightsFileError, format_of, load
 from robo_players.neural.networks import NetSpec
 from robo_players.neural.player import Forward
 from robo_players.neural.population import Population
-from robo_players.row_means import blended_expectations
+from robo_players.row_means import search_values
 from yamb.layout import Layout
 
 
@@ -26,8 +26,8 @@ def neural_player(spec: NetSpec, forward: Forward, cell_values: np.ndarray, name
     """The player of ``spec.kind`` around ``forward`` with (P, CR) ``cell_values``."""
     if spec.kind == "guided":
         lay = spec.layout()
-        expected = blended_expectations(lay.rules, lay.columns, spec.played) if spec.played else None
-        return SearchGuidedPlayer(forward, cell_values, lay, name=name, expected=expected)
+        expected, bonus_levels = search_values(lay, spec.played, spec.bonus)
+        return SearchGuidedPlayer(forward, cell_values, lay, name, expected, bonus_levels)
     return DirectPolicyPlayer(forward, cell_values, name=name)
 
 

@@ -29,12 +29,14 @@ class SearchGuidedPlayer(ExpectimaxPlayer):
 
     ``cell_values`` is (P, CR), one row per member: what the network's
     features take an open cell to be worth (see ``robo_players.neural.player``).
-    ``expected``: the search's row expectations, as for ``ExpectimaxPlayer``.
+    ``expected`` and ``bonus_levels``: the search's row expectations and bonus
+    chances, as for ``ExpectimaxPlayer``.
     """
 
     def __init__(self, forward: Forward, cell_values: np.ndarray, layout: Layout,
-                 name: str = "neural-guided", expected: np.ndarray | None = None) -> None:
-        super().__init__(layout, expected)
+                 name: str = "neural-guided", expected: np.ndarray | None = None,
+                 bonus_levels: np.ndarray | None = None) -> None:
+        super().__init__(layout, expected, bonus_levels)
         self.forward = forward
         self.cell_values = np.atleast_2d(np.asarray(cell_values, dtype=np.float32))
         self.scale = score_scale(layout)

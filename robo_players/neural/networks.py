@@ -20,6 +20,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from robo_players.cell_values import BONUS_MODELS
 from robo_players.neural.features import dice_size, table_size
 from yamb.dice import FACES
 from yamb.errors import YambError
@@ -35,7 +36,8 @@ DIRECT_OUTPUT_SCALE = 0.1  # initial output weights are this small: play starts 
 class NetSpec:
     """Everything needed to rebuild a network: its kind, its table, its hidden layer sizes and,
     for a ``guided`` network, the ``played`` blend of the row expectations it searches with
-    (``robo_players.row_means``; 0 for files written before it existed)."""
+    (``robo_players.row_means``; 0 for files written before it existed) and how it reckons the
+    chance of the numbers bonus, ``normal`` or ``exact`` (``normal`` for older files)."""
 
     kind: str
     preset: str
@@ -44,6 +46,7 @@ class NetSpec:
     joker: str | None
     hidden: tuple[int, ...] = DEFAULT_HIDDEN
     played: float = 0.0
+    bonus: str = "normal"
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -52,20 +55,22 @@ class NetSpec:
             raise YambError(f"hidden layer sizes must be positive integers, not {list(self.hidden)}")
         if not 0.0 <= self.played <= 1.0:
             raise YambError(f"played must lie between 0 and 1, not {self.played}")
+        if self.bonus not in BONUS_MODELS:
+            raise YambError(f"bonus must be one of {', '.join(BONUS_MODELS)}, not {self.bonus!r}")
 
     @classmethod
     def for_layout(cls, kind: str, lay: Layout, hidden: tuple[int, ...] = DEFAULT_HIDDEN,
-                   played: float = 0.0) -> NetSpec:
+                   played: float = 0.0, bonus: str = "normal") -> NetSpec:
         r = lay.rules
         return cls(kind, r.name, tuple(lay.columns), r.n_dice, r.joker, tuple(int(h) for h in hidden),
-                   float(played))
+                   float(played), bonus)
 
     @classmethod
     def from_dict(cls, data: dict) -> NetSpec:
         return cls(
             kind=data["kind"], preset=data["preset"], columns=tuple(data["columns"]),
             dice=int(data["dice"]), joker=data["joker"], hidden=tuple(int(h) for h in data["hidden"]),
-            played=float(data.get("played", 0.0)),
+            played=float(data.get("played", 0.0)), bonus=str(data.get("bonus", "normal")),
         )
 
     def to_dict(self) -> dict:
