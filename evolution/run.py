@@ -8,10 +8,12 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from datetime import datetime
 from multiprocessing import get_context
@@ -25,6 +27,7 @@ from evolution.state import CHECKPOINT, RunState, load_checkpoint, new_state, sa
 from robo_players.neural.files import write_atomically
 
 CONFIG_FILE = "config.toml"
+LOCK_FILE = ".lock"
 RESUMABLE = ("generations", "games", "workers", "threads", "final_games")  # settings a resume may change
 
 Report = Callable[[RunState, dict], None]
@@ -38,6 +41,31 @@ def default_run_dir(config: EvolveConfig, root: Path = Path("runs")) -> Path:
         n += 1
         path = root / f"{stem}-{n}"
     return path
+
+
+@contextmanager
+def run_lock(run_dir: Path, create: bool = True) -> Iterator[None]:
+    """Hold ``run_dir``'s lock while this process works in it: a second process that tries (a
+    second ``yamb evolve --resume`` of a running run) gets a one-line error instead of writing
+    the same checkpoint. The lock is the operating system's (``flock``): it goes with the process,
+    however that ends. Without ``create``, a missing ``run_dir`` is left for ``resume`` to report."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir() and not create:
+        yield
+        return
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with open(run_dir / LOCK_FILE, "a+") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.seek(0)
+            raise ConfigError(f"{run_dir} is in use by another process (pid {f.read().strip() or '?'}); "
+                              f"wait for it to end or stop it first") from None
+        f.seek(0)
+        f.truncate()
+        f.write(f"{os.getpid()}\n")
+        f.flush()
+        yield
 
 
 def start(config: EvolveConfig, run_dir: Path) -> RunState:

@@ -26,14 +26,15 @@ from robo_players.registry import make_player
 from yamb.layout import layout
 from yamb.rules import rules
 
+SEARCHERS = ["random", "greedy", "smart", "expectimax", "expectimax-played", "expectimax-exact", "best"]
 PLAYERS = {
-    "yamb": ["random", "greedy", "smart", "expectimax", "expectimax-played", "best"],
-    "jamb6": ["random", "greedy", "smart", "expectimax", "expectimax-played", "best"],
-    "yatzy": ["random", "greedy", "smart", "expectimax", "expectimax-played", "best", "optimal"],
-    "yahtzee": ["random", "greedy", "smart", "expectimax", "expectimax-played", "best", "optimal"],
+    "yamb": SEARCHERS,
+    "jamb6": SEARCHERS,
+    "yatzy": [*SEARCHERS, "optimal"],
+    "yahtzee": [*SEARCHERS, "optimal"],
 }
 # the run directory (under --runs) that made each preset's shipped bot
-RUNS = {"yamb": "yamb-full", "jamb6": "jamb6-full", "yatzy": "yatzy-played", "yahtzee": "yahtzee-full"}
+RUNS = {"yamb": "yamb-full", "jamb6": "jamb6-played", "yatzy": "yatzy-exact", "yahtzee": "yahtzee-full"}
 SMOOTH = 10  # generations in the curves' rolling mean
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from evolution.algorithms import make_toolbox, play
 from evolution.config import ConfigError, EvolveConfig, from_preset, to_toml, with_settings
-from evolution.run import default_run_dir, evolve, resume, start
+from evolution.run import default_run_dir, evolve, resume, run_lock, start
 from evolution.state import CHECKPOINT, CheckpointError, load_checkpoint, new_state
 from robo_players.neural.bots import BOTS_DIR, bot_name
 from robo_players.neural.build import load_player
@@ -216,3 +216,17 @@ def test_a_run_can_start_from_a_weights_file(tmp_path: Path) -> None:
 def test_a_bad_starting_point_is_refused(settings: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         new_state(tiny(**settings))
+
+
+def test_a_run_directory_is_worked_in_by_one_process_at_a_time(tmp_path: Path, capsys) -> None:
+    run = tmp_path / "run"
+    with run_lock(run):
+        with pytest.raises(ConfigError, match=f"{run} is in use by another process \\(pid \\d+\\)"):
+            with run_lock(run):
+                pass
+        assert main(["evolve", "--resume", str(run)]) == 2
+        assert "is in use by another process" in capsys.readouterr().err
+    with run_lock(run):  # released with the first holder
+        pass
+    assert main(["evolve", "--resume", str(tmp_path / "nothing")]) == 2
+    assert "no checkpoint" in capsys.readouterr().err and not (tmp_path / "nothing").exists()

@@ -30,7 +30,7 @@ TABLES = [
     ("yahtzee", None, None, None, 1),
     ("yahtzee", None, "forced", ("free", "free", "counter_announce"), 2),
 ]
-PLAYERS = ["greedy", "smart", "expectimax", "expectimax-played"]
+PLAYERS = ["greedy", "smart", "expectimax", "expectimax-played", "expectimax-exact"]
 
 
 def table_id(case: tuple) -> str:

@@ -50,27 +50,29 @@ def run(args: argparse.Namespace) -> int:
 
     from evolution.config import from_preset, parse_assignment, read_toml, with_settings
     from evolution.report import candidates
-    from evolution.run import default_run_dir, evolve, resume, start
+    from evolution.run import default_run_dir, evolve, resume, run_lock, start
 
     changes = dict(parse_assignment(text) for text in args.set)
     changes.update({s: getattr(args, s) for _, s, _, _ in OVERRIDES if getattr(args, s) is not None})
     console = Console()
     if args.resume:
         run_dir = Path(args.resume)
-        state = resume(run_dir, changes)
-        console.print(f"resuming {run_dir} after generation {state.generation}")
     else:
         config = from_preset(args.preset)
         if args.config:
             config = with_settings(config, read_toml(Path(args.config)))
         config = with_settings(config, changes).validate()
         run_dir = Path(args.out) if args.out else default_run_dir(config)
-        state = start(config, run_dir)
-        console.print(f"run directory {run_dir}: {config.player} player, {config.algorithm}, "
-                      f"{config.population} x {config.games} games, {config.generations} generations")
     columns = (TextColumn("[bold]generation"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     try:
-        with Progress(*columns, console=console) as progress:
+        with run_lock(run_dir, create=not args.resume), Progress(*columns, console=console) as progress:
+            if args.resume:
+                state = resume(run_dir, changes)
+                progress.console.print(f"resuming {run_dir} after generation {state.generation}")
+            else:
+                state = start(config, run_dir)
+                progress.console.print(f"run directory {run_dir}: {config.player} player, {config.algorithm}, "
+                                       f"{config.population} x {config.games} games, {config.generations} generations")
             task = progress.add_task("evolve", total=state.config.generations, completed=state.generation)
 
             def report(state, entry: dict) -> None:
