@@ -34,7 +34,7 @@ PLAYERS = {
     "yahtzee": [*SEARCHERS, "optimal"],
 }
 # the run directory (under --runs) that made each preset's shipped bot
-RUNS = {"yamb": "yamb-full", "jamb6": "jamb6-played", "yatzy": "yatzy-exact", "yahtzee": "yahtzee-full"}
+RUNS = {"yamb": "yamb-full", "jamb6": "jamb6-full", "yatzy": "yatzy-exact", "yahtzee": "yahtzee-full"}
 SMOOTH = 10  # generations in the curves' rolling mean
 
 
