@@ -64,6 +64,12 @@ def win_rate(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.mean(a > b) + 0.5 * np.mean(a == b))
 
 
+def paired_difference(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
+    """Mean and standard error of ``a - b`` game by game: on common dice, far tighter than two sems."""
+    d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    return {"mean": float(d.mean()), "sem": float(d.std(ddof=1) / np.sqrt(len(d)))}
+
+
 def mann_whitney_p(a: np.ndarray, b: np.ndarray) -> float:
     """Two-sided Mann-Whitney U p-value of ``a`` and ``b`` having the same distribution."""
     if np.array_equal(a, b):
@@ -72,7 +78,8 @@ def mann_whitney_p(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def report(layout: Layout, results: dict[str, Results]) -> dict[str, dict]:
-    """One entry per player: summary statistics, per-row means, win rates and p-values against the others."""
+    """One entry per player: summary statistics, per-row means, and against each other player the win rate,
+    the paired score difference (mean, sem) and the Mann-Whitney p-value."""
     names = row_names(layout)
     out = {}
     for name, res in results.items():
@@ -81,6 +88,7 @@ def report(layout: Layout, results: dict[str, Results]) -> dict[str, dict]:
             **summary(res.scores),
             "rows": dict(zip(names, res.rows.mean(axis=0).round(3).tolist())),
             "win_rate": {o: win_rate(res.scores, r.scores) for o, r in others.items()},
+            "difference": {o: paired_difference(res.scores, r.scores) for o, r in others.items()},
             "mann_whitney_p": {o: mann_whitney_p(res.scores, r.scores) for o, r in others.items()},
         }
     return out

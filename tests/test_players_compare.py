@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robo_players.compare import mann_whitney_p, play_games, report, row_names, win_rate
+from robo_players.compare import mann_whitney_p, paired_difference, play_games, report, row_names, win_rate
 from robo_players.greedy import GreedyPlayer
 from robo_players.random_player import RandomPlayer
 from robo_players.simulate import simulate
@@ -44,6 +44,9 @@ def test_statistics_against_hand_counts() -> None:
     assert mann_whitney_p(a, a) == 1.0
     far = mann_whitney_p(np.arange(100), np.arange(100) + 1000)
     assert far < 1e-10
+    diff = paired_difference(a, b)  # differences -5, 0, 5, -10: mean -2.5, variance 125 / 3, sem sd / 2
+    assert diff["mean"] == pytest.approx(-2.5)
+    assert diff["sem"] == pytest.approx(np.sqrt(125 / 3) / 2)
 
 
 def test_report_is_keyed_by_player() -> None:
@@ -54,6 +57,9 @@ def test_report_is_keyed_by_player() -> None:
     assert out["greedy"]["mean"] == pytest.approx(results["greedy"].scores.mean())
     assert out["greedy"]["win_rate"]["random"] > 0.9
     assert out["greedy"]["mann_whitney_p"]["random"] < 1e-6
+    gap = results["greedy"].scores - results["random"].scores
+    assert out["greedy"]["difference"]["random"]["mean"] == pytest.approx(gap.mean())
+    assert out["random"]["difference"]["greedy"]["mean"] == pytest.approx(-gap.mean())
     assert set(out["greedy"]["rows"]) == set(row_names(lay))
 
 

@@ -7,7 +7,7 @@ import json
 
 from yamb.cli.options import add_table_arguments, layout_from
 
-HELP = "play the same games with several players and compare them (mean, sem, rows, wins, Mann-Whitney U)"
+HELP = "play the same games with several players and compare them (mean, sem, rows, wins, paired differences, Mann-Whitney U)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,14 +38,19 @@ def _tables(report: dict[str, dict], title: str) -> list:
         rows.add_row(row, *(f"{report[n]['rows'][row]:.2f}" for n in names))
     out = [stats, rows]
     if len(names) > 1:
-        for key, label, fmt in (("win_rate", "head to head: row beats column (ties count 1/2)", ".3f"),
-                                ("mann_whitney_p", "Mann-Whitney U p-value (two-sided)", ".3g")):
+        cells = {
+            "head to head: row beats column (ties count 1/2)": lambda r, o: f"{r['win_rate'][o]:.3f}",
+            "row minus column, game by game (mean ± sem)":
+                lambda r, o: f"{r['difference'][o]['mean']:+.2f} ± {r['difference'][o]['sem']:.2f}",
+            "Mann-Whitney U p-value (two-sided)": lambda r, o: f"{r['mann_whitney_p'][o]:.3g}",
+        }
+        for label, cell in cells.items():
             pairs = Table(title=label)
             pairs.add_column("")
             for name in names:
                 pairs.add_column(name, justify="right")
             for name in names:
-                pairs.add_row(name, *("-" if o == name else format(report[name][key][o], fmt) for o in names))
+                pairs.add_row(name, *("-" if o == name else cell(report[name], o) for o in names))
             out.append(pairs)
     return out
 
