@@ -6,11 +6,6 @@ from yamb.presets import patterns as p
 from yamb.presets.spec import PresetSpec
 
 
-def _trips(c: p.Counts) -> int:
-    face = p.best_face_with(c, 3)
-    return 3 * face + 20 if face else 0
-
-
 def _straight(c: p.Counts) -> int:
     if p.has_run(c, 2, 5):
         return 50
@@ -22,27 +17,17 @@ def _full_house(c: p.Counts) -> int:
     return 0 if faces is None else 3 * faces[0] + 2 * faces[1] + 40
 
 
-def _poker(c: p.Counts) -> int:
-    face = p.best_face_with(c, 4)
-    return 4 * face + 50 if face else 0
-
-
-def _yamb(c: p.Counts) -> int:
-    face = p.best_face_with(c, 5)
-    return 5 * face + 60 if face else 0
-
-
 SPEC = PresetSpec(
     name="jamb6",
     scorers={
         **p.number_scorers(("ones", "twos", "threes", "fours", "fives", "sixes")),
         "max": p.total,
         "min": p.total,
-        "trips": _trips,
+        "trips": p.of_a_kind(3, 20),
         "straight": _straight,
         "full_house": _full_house,
-        "poker": _poker,
-        "yamb": _yamb,
+        "poker": p.of_a_kind(4, 50),
+        "yamb": p.of_a_kind(5, 60),
     },
     dice_options=(6,),
     columns=("down", "free", "up", "announce"),

@@ -27,6 +27,17 @@ def best_face_with(counts: Counts, at_least: int) -> int:
     return max(faces, default=0)
 
 
+def of_a_kind_score(counts: Counts, k: int, bonus: int) -> int:
+    """``k`` times the highest face shown at least ``k`` times, plus ``bonus``; 0 without one."""
+    face = best_face_with(counts, k)
+    return k * face + bonus if face else 0
+
+
+def of_a_kind(k: int, bonus: int = 0) -> partial[int]:
+    """The scorer ``of_a_kind_score`` with ``k`` and ``bonus`` fixed: Yamb's poker is ``of_a_kind(4, 40)``."""
+    return partial(of_a_kind_score, k=k, bonus=bonus)
+
+
 def two_pair_faces(counts: Counts) -> tuple[int, int] | None:
     """The two highest different faces each shown at least twice, or None."""
     faces = [f for f, c in enumerate(counts, start=1) if c >= 2]

@@ -21,16 +21,6 @@ def _full_house(c: p.Counts) -> int:
     return 0 if p.full_house_faces(c) is None else p.total(c) + 30
 
 
-def _carriage(c: p.Counts) -> int:
-    face = p.best_face_with(c, 4)
-    return 4 * face + 40 if face else 0
-
-
-def _yamb(c: p.Counts) -> int:
-    face = p.best_face_with(c, 5)
-    return 5 * face + 50 if face else 0
-
-
 SPEC = PresetSpec(
     name="yamb",
     scorers={
@@ -40,8 +30,8 @@ SPEC = PresetSpec(
         "two_pairs": _two_pairs,
         "straight": _straight,
         "full_house": _full_house,
-        "carriage": _carriage,
-        "yamb": _yamb,
+        "carriage": p.of_a_kind(4, 40),
+        "yamb": p.of_a_kind(5, 50),
     },
     dice_options=(5, 6),
     columns=("down", "up", "free", "announce"),

@@ -6,17 +6,9 @@ from yamb.presets import patterns as p
 from yamb.presets.spec import PresetSpec
 
 
-def _one_pair(c: p.Counts) -> int:
-    return 2 * p.best_face_with(c, 2)
-
-
 def _two_pairs(c: p.Counts) -> int:
     faces = p.two_pair_faces(c)
     return 0 if faces is None else 2 * (faces[0] + faces[1])
-
-
-def _of_a_kind(k: int):
-    return lambda c: k * p.best_face_with(c, k)
 
 
 def _full_house(c: p.Counts) -> int:
@@ -27,10 +19,10 @@ SPEC = PresetSpec(
     name="yatzy",
     scorers={
         **p.number_scorers(("ones", "twos", "threes", "fours", "fives", "sixes")),
-        "one_pair": _one_pair,
+        "one_pair": p.of_a_kind(2),
         "two_pairs": _two_pairs,
-        "three_of_a_kind": _of_a_kind(3),
-        "four_of_a_kind": _of_a_kind(4),
+        "three_of_a_kind": p.of_a_kind(3),
+        "four_of_a_kind": p.of_a_kind(4),
         "small_straight": lambda c: 15 if p.has_run(c, 1, 5) else 0,
         "large_straight": lambda c: 20 if p.has_run(c, 2, 5) else 0,
         "full_house": _full_house,
