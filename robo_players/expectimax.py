@@ -2,7 +2,7 @@
 
 After the first roll of a turn the player plans the rest of it with the turn
 optimizer's recursion (``expected_scores.turn.plan_one``, run for up to 64
-turns at once, one per SIMD lane: ``robo_players.neural.lanes``, bit for bit
+turns at once, one per SIMD lane: ``expected_scores.lanes``, bit for bit
 the same plans): after each remaining roll the turn may end in any cell the
 rules allow then, worth the cell's value (its score against the row's
 expectation, see ``robo_players.cell_values``), and keeps maximize the
@@ -37,7 +37,7 @@ from numba import get_num_threads, njit, prange
 from expected_scores.turn import STOP, plan_turn
 from robo_players.cell_values import LEVELS, NORMAL_BONUS, cell_model, column_values
 from robo_players.heuristics import ONE, decide
-from robo_players.neural.lanes import plan_lanes
+from expected_scores.lanes import plan_lanes
 from robo_players.row_plans import row_plans
 from yamb import kernels
 from yamb.engine import GameBatch, threads_for

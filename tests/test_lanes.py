@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from expected_scores.turn import plan_turn
-from robo_players.neural.lanes import plan_many
+from expected_scores.lanes import plan_many
 from yamb.rules import rules
 
 
