@@ -2,6 +2,7 @@
 
     python -m scripts.bench_compare                          # every benchmark against 8bdff37
     python -m scripts.bench_compare --old main --only guided solve --repeats 5
+    python -m scripts.bench_compare --new HEAD               # a commit instead of the working tree
 
 The older commit is checked out in a temporary ``git worktree`` (removed at the
 end). Each benchmark runs alternately in the old and the new tree (old, new,
@@ -72,7 +73,7 @@ def load() -> float:
 
 def worktree(commit: str, into: Path) -> Path:
     """A detached worktree of ``commit`` under ``into``."""
-    path = into / f"old-{commit}"
+    path = into / f"tree-{commit}"
     subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), commit],
                    check=True, capture_output=True)
     return path
@@ -81,14 +82,16 @@ def worktree(commit: str, into: Path) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--old", default=BASELINE, help=f"commit to compare with (default {BASELINE})")
+    parser.add_argument("--new", default=None, help="commit to measure instead of this working tree")
     parser.add_argument("--only", nargs="+", choices=list(BENCHMARKS), help="default: every benchmark")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs in each tree (default 3)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="yamb-bench-") as tmp:
         tmp_path = Path(tmp)
         old = worktree(args.old, tmp_path)
+        new = worktree(args.new, tmp_path) if args.new else ROOT
         try:
-            trees = {"old": old, "new": ROOT}
+            trees = {"old": old, "new": new}
             results = {}
             for name in args.only or list(BENCHMARKS):
                 bench = BENCHMARKS[name]
@@ -108,10 +111,11 @@ def main() -> None:
                                  "load": [round(x, 2) for _, x in figures["old"] + figures["new"]]}
                 print(f"{name:10s} old {median['old']:,.3f}  new {median['new']:,.3f} {bench.unit}  "
                       f"speed-up {ratio:.2f}x", flush=True)
-            print(json.dumps({"old": args.old, "results": results}))
+            print(json.dumps({"old": args.old, "new": args.new or "working tree", "results": results}))
         finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], check=False,
-                           capture_output=True)
+            for tree in {old, new} - {ROOT}:
+                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False,
+                               capture_output=True)
 
 
 if __name__ == "__main__":
