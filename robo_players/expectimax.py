@@ -46,7 +46,7 @@ from yamb.rules import N_NUMBER_ROWS, Rules
 
 CHUNKS_PER_THREAD = 8
 BLOCK = 64  # games whose plans are made together
-NO_CORRECTION = np.zeros((0, 2, 0, 0))  # the ``adjust`` of plain expectimax
+NO_CORRECTION = (np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int64), 1.0)  # plain expectimax
 _FILL, _LATE, _PURE = 0, 1, 2  # how a turn may end after a later roll
 
 
@@ -119,15 +119,23 @@ def _announce_value(c, r, m, left, sign, row_value, reach, lin, num):
 
 @njit(cache=True, inline="always")
 def _correct(adjust, i, c, own, lin, num):
-    """Open cells of column ``c`` valued ``(1 + w) * value + d``, ``(d, w) = adjust[i, :, c, r]``.
+    """Open cells of column ``c`` valued ``(1 + w) * value + d``.
+
+    ``adjust`` is (outputs, rows, scale): ``outputs[rows[i]]`` holds, for cell
+    ``c * R + r`` of the ``CR`` cells, ``d / scale`` at that index and ``w`` at ``CR`` plus it
+    (float32 network outputs, taken to float64 here).
 
     The search-guided player's correction (``robo_players.neural.guided``).
     """
-    for r in range(lin.shape[1]):
+    outputs, rows, scale = adjust
+    row = rows[i]
+    n_rows = lin.shape[1]
+    n_cells = lin.shape[0] * n_rows
+    for r in range(n_rows):
         if (own >> np.uint32(r)) & ONE:
             continue
-        d = adjust[i, 0, c, r]
-        a = max(1.0 + adjust[i, 1, c, r], 0.0)
+        d = outputs[row, c * n_rows + r] * scale
+        a = max(1.0 + outputs[row, n_cells + c * n_rows + r], 0.0)
         if r < N_NUMBER_ROWS:
             for k in range(num.shape[2]):
                 num[c, r, k] = a * num[c, r, k] + d
@@ -140,7 +148,7 @@ def _correct(adjust, i, c, own, lin, num):
 def _endings(i, q, games, state, consts, tables, plans, work, bits, actions, adjust, queue):
     """The action of ``games[i]`` (the best ending now or the plan's keep), its turn queued when it needs a plan.
 
-    Cell values are corrected by ``adjust[i]`` (none when ``adjust`` is empty).
+    Cell values are corrected by ``adjust`` (none when its outputs are empty; see ``_correct``).
     A turn to plan goes to queue slot ``q``: its options (and pure-hand options)
     after each roll in ``options[q]`` (and ``pure[q]``), its roll count in
     ``layers[q]`` and its commitment in ``targets[q]``; otherwise ``layers[q]`` is 0.
@@ -181,7 +189,7 @@ def _endings(i, q, games, state, consts, tables, plans, work, bits, actions, adj
             for r in range(N_NUMBER_ROWS):
                 for k in range(LEVELS):
                     num[c, r, k] = column_num[g, p, c, r, k]
-            if adjust.shape[0]:
+            if adjust[0].shape[0]:
                 _correct(adjust, i, c, own, lin, num)
     yz_row = params[6]
     left = rolls_allowed[g] - roll[g]
@@ -417,9 +425,10 @@ class ExpectimaxPlayer:
             )
         return self._plans[batch]
 
-    def search(self, batch: GameBatch, games: np.ndarray, adjust: np.ndarray) -> np.ndarray:
-        """The actions of ``games`` (int64), cell values corrected by ``adjust`` (G, 2, C, R), or by
-        nothing when it is empty; on all numba threads."""
+    def search(self, batch: GameBatch, games: np.ndarray, adjust: tuple = NO_CORRECTION) -> np.ndarray:
+        """The actions of ``games`` (int64), cell values corrected by ``adjust``: network outputs
+        (n, 2 CR) float32, the row of each game's outputs (int64), and the scale of the value
+        corrections (see ``_correct``); none by default. On all numba threads."""
         actions = np.empty(len(games), dtype=np.int64)
         chunks = min(-(-len(games) // BLOCK), CHUNKS_PER_THREAD * get_num_threads())
         _search(games, batch._state, batch._consts, self.tables, *self._plans_of(batch), actions, adjust, chunks)

@@ -44,9 +44,6 @@ class SearchGuidedPlayer(ExpectimaxPlayer):
 
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         games = np.asarray(games, dtype=np.int64)
-        lay = batch.layout
         out, rows = network_outputs(self.forward, batch, games, self.cell_values, False)
-        out = out[rows].astype(np.float64)
-        adjust = out.reshape(len(games), 2, lay.n_columns, lay.n_rows)
-        adjust[:, 0] *= self.scale
+        adjust = (np.ascontiguousarray(out, dtype=np.float32), np.asarray(rows, dtype=np.int64), self.scale)
         return self.search(batch, games, adjust)
