@@ -120,13 +120,18 @@ def _plan_hand(options, pure, remove_die, first_full, m, sub_keeps, lane, value,
             keep[0, m, lane] = arg[j, lane]
 
 
-def plan_many(options: np.ndarray, dice, pure: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Values and keeps (rolls, B, M) of B turns with options (and pure options) (rolls, B, M)."""
+def plan_many(options: np.ndarray, dice, pure: np.ndarray | None = None,
+              hands: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Values and keeps (rolls, B, M) of B turns with options (and pure options) (rolls, B, M).
+
+    With ``hands`` (B,), the first roll is planned for hand ``hands[b]`` of turn ``b`` only.
+    """
     o = np.ascontiguousarray(np.asarray(options, dtype=np.float64).transpose(0, 2, 1))
     p = np.zeros((0,) + o.shape[1:]) if pure is None else np.ascontiguousarray(np.transpose(pure, (0, 2, 1)))
     value, keep = np.empty_like(o), np.empty(o.shape, dtype=np.int16)
     lanes = o.shape[2]
     plan_lanes(o, p, dice.add_die, dice.remove_die, dice.outcome_prob[0], value, keep,
                np.empty((dice.n_keeps, lanes)), np.empty((dice.n_keeps, lanes)),
-               np.empty((dice.n_keeps, lanes), dtype=np.int32), NO_HANDS, dice.sub_keeps)
+               np.empty((dice.n_keeps, lanes), dtype=np.int32),
+               NO_HANDS if hands is None else np.asarray(hands, dtype=np.int64), dice.sub_keeps)
     return value.transpose(0, 2, 1), keep.transpose(0, 2, 1)
