@@ -1,9 +1,9 @@
 """The exact Yatzy solve against a compiled single-threaded C solver of the same rules, in one run.
 
     python -m scripts.bench_solver                 # 3 alternating runs of each
-    python -m scripts.bench_solver --repeats 5 --threads 1
+    python -m scripts.bench_solver --repeats 5 --threads 1 --cflags "-O3 -march=native"
 
-Compiles ``scripts/bench_solver_c/yatzy.c`` with ``gcc -O2``, checks that it
+Compiles ``scripts/bench_solver_c/yatzy.c`` with ``gcc -O2`` (or ``--cflags``), checks that it
 finds the optimum 248.4400, then times it and ``solve_solitaire`` (numba,
 ``--threads`` threads, compile excluded) alternately. Prints each time with
 the load average, the medians and their ratio (solver / C): the machine is
@@ -25,9 +25,9 @@ C_SOURCE = Path(__file__).resolve().parent / "bench_solver_c" / "yatzy.c"
 OPTIMUM = "248.4400"
 
 
-def compile_c(folder: Path) -> Path:
+def compile_c(folder: Path, flags: list[str]) -> Path:
     binary = folder / "yatzy"
-    subprocess.run(["gcc", "-O2", "-o", str(binary), str(C_SOURCE)], check=True)
+    subprocess.run(["gcc", *flags, "-o", str(binary), str(C_SOURCE)], check=True)
     return binary
 
 
@@ -54,6 +54,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
+    parser.add_argument("--cflags", default="-O2", help='gcc flags (default -O2; e.g. "-O3 -march=native")')
     args = parser.parse_args()
     import numba
 
@@ -65,14 +66,14 @@ def main() -> None:
     solve_solitaire(rules("yatzy"), filled=(1 << 15) - 1 - 0b111)  # compile (a three-row endgame)
     times: dict[str, list[float]] = {"c": [], "numba": []}
     with tempfile.TemporaryDirectory() as tmp:
-        binary = compile_c(Path(tmp))
+        binary = compile_c(Path(tmp), args.cflags.split())
         for _ in range(args.repeats):
             for name, timer in (("c", lambda: time_c(binary)), ("numba", time_numba)):
                 times[name].append(timer())
                 print(f"{name:6s} {times[name][-1]:8.3f} s  load {os.getloadavg()[0]:.2f}", flush=True)
     c, nb = statistics.median(times["c"]), statistics.median(times["numba"])
     print(json.dumps({"c_seconds": c, "numba_seconds": nb, "ratio": round(nb / c, 2),
-                      "threads": numba.get_num_threads(), "load": round(os.getloadavg()[0], 2)}))
+                      "threads": numba.get_num_threads(), "cflags": args.cflags, "load": round(os.getloadavg()[0], 2)}))
 
 
 if __name__ == "__main__":
