@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import argparse
 
+from yamb.cli import options
+from yamb.cli.options import arg
+
 HELP = "evolve neural players (GA or CMA-ES); writes a run directory, --resume continues one"
 
 OVERRIDES = (  # (flag, setting, type, help)
-    ("--generations", "generations", int, "generations to play (a resumed run may be extended)"),
-    ("--population", "population", int, "individuals per generation"),
-    ("--games", "games", int, "games per individual per generation (fitness = mean score)"),
-    ("--final-games", "final_games", int, "fresh games per hall-of-fame member at the end"),
-    ("--seed", "seed", int, "seed of every random choice (dice, initial weights, variation)"),
-    ("--workers", "workers", int, "worker processes playing parts of the population"),
-    ("--threads", "threads", int, "torch and numba threads per process (default 1)"),
+    ("--generations", "generations", arg(options.whole_number), "generations to play (a resumed run may be extended)"),
+    ("--population", "population", arg(options.whole_number), "individuals per generation"),
+    ("--games", "games", arg(options.whole_number), "games per individual per generation (fitness = mean score)"),
+    ("--final-games", "final_games", arg(options.whole_number), "fresh games per hall-of-fame member at the end"),
+    ("--seed", "seed", arg(options.seed), "seed of every random choice (dice, initial weights, variation)"),
+    ("--workers", "workers", arg(options.workers), "worker processes playing parts of the population"),
+    ("--threads", "threads", arg(options.whole_number), "torch and numba threads per process (default 1)"),
     ("--player", "player", str, "neural player kind: direct or guided"),
     ("--algorithm", "algorithm", str, "ga or cma"),
     ("--game", "game", str, "game preset: yamb, jamb6, yatzy or yahtzee"),
@@ -25,10 +28,10 @@ OVERRIDES = (  # (flag, setting, type, help)
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", default="quick", help="run preset: quick (default, minutes) or full")
-    parser.add_argument("--config", metavar="FILE", help="TOML file of settings (over the preset)")
+    parser.add_argument("--config", metavar="FILE", type=arg(options.input_file), help="TOML file of settings (over the preset)")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--out", metavar="DIR", help="run directory (default runs/<preset>-<date>-<time>)")
-    where.add_argument("--resume", metavar="DIR", help="continue the run in DIR where it stopped")
+    where.add_argument("--out", metavar="DIR", type=arg(options.output_dir), help="run directory (default runs/<preset>-<date>-<time>)")
+    where.add_argument("--resume", metavar="DIR", type=arg(options.output_dir), help="continue the run in DIR where it stopped")
     for flag, setting, kind, text in OVERRIDES:
         parser.add_argument(flag, dest=setting, type=kind, default=None, metavar=setting.upper(), help=text)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -37,9 +40,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _line(state, entry: dict) -> str:
     c = state.config
-    return (f"gen {entry['gen'] + 1:>3}/{c.generations}  best {entry['max']:.1f}  "
+    compiled = f" (and {entry['compile_seconds']:.1f} s compiling)" if entry["compile_seconds"] else ""
+    return (f"gen {entry['gen']:>3}/{c.generations}  best {entry['max']:.1f}  "
             f"mean {entry['avg']:.1f} ± {entry['std']:.1f}  worst {entry['min']:.1f}  "
-            f"expectimax {entry['expectimax']:.1f}  {entry['seconds']:.1f} s")
+            f"expectimax {entry['expectimax']:.1f}  {entry['seconds']:.1f} s{compiled}")
 
 
 def run(args: argparse.Namespace) -> int:
