@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=arg(options.seed), default=0, help="dice seed, the same for every player (default 0)")
     parser.add_argument("--batch-size", type=arg(options.batch_size), default=20_000, help="games per batch")
     parser.add_argument("--json", action="store_true", help="print one JSON object keyed by player name")
-    parser.add_argument("--plot", metavar="FILE.png", type=arg(options.output_file), help="save a histogram of the scores")
+    parser.add_argument("--plot", metavar="FILE.png", type=arg(options.plot_file), help="save a histogram of the scores")
 
 
 def _tables(report: dict[str, dict], title: str) -> list:

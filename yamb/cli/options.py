@@ -23,6 +23,7 @@ MAX_SEED = 2**64 - 1  # the engine's seeds are unsigned 64-bit integers
 MAX_GAMES = 100_000_000  # games of one command: their scores are kept in memory (8 bytes each)
 MAX_BATCH = 1_000_000  # games played at once: a batch holds every game's state in memory
 MAX_WORKERS = 1024
+PLOT_FORMATS = (".png", ".svg", ".pdf")
 
 
 class ArgumentError(YambError):
@@ -110,6 +111,14 @@ def output_file(text: str) -> Path:
     ancestor = _nearest_existing(path.parent)
     if not ancestor.is_dir():
         raise ArgumentError(f"cannot write {path}: {ancestor} is not a directory")
+    return path
+
+
+def plot_file(text: str) -> Path:
+    """An image file to write: a ``.png``, ``.svg`` or ``.pdf`` (matplotlib picks the format by it)."""
+    path = output_file(text)
+    if path.suffix.lower() not in PLOT_FORMATS:
+        raise ArgumentError(f"{path}: a plot is written as {', '.join(PLOT_FORMATS)}, not {path.suffix or 'no suffix'}")
     return path
 
 
