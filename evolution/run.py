@@ -69,9 +69,11 @@ def run_lock(run_dir: Path, create: bool = True) -> Iterator[None]:
 
 
 def start(config: EvolveConfig, run_dir: Path) -> RunState:
-    """A new run in ``run_dir`` (which must not hold one already)."""
+    """A new run in ``run_dir`` (which must not hold one already; temporary files of a run killed
+    before its first checkpoint are deleted)."""
     if (run_dir / CHECKPOINT).exists():
         raise ConfigError(f"{run_dir} already holds a run; resume it with --resume {run_dir}")
+    remove_temporaries(run_dir)
     state = new_state(config.validate())
     write_atomically(run_dir / CONFIG_FILE, lambda tmp: tmp.write_text(to_toml(config)))
     return state
@@ -87,10 +89,9 @@ def resume(run_dir: Path, changes: dict) -> RunState:
     other = sorted(set(changes) - set(RESUMABLE))
     if other:
         raise ConfigError(f"a resumed run keeps its settings; only {', '.join(RESUMABLE)} may change, not {', '.join(other)}")
-    if Path(run_dir).is_dir():
-        remove_temporaries(run_dir)
     if not (run_dir / CHECKPOINT).exists() and (run_dir / CONFIG_FILE).is_file():
         return start(with_settings(with_settings(EvolveConfig(), read_toml(run_dir / CONFIG_FILE)), changes), run_dir)
+    remove_temporaries(run_dir)
     state = load_checkpoint(run_dir)
     saved = with_settings(EvolveConfig(), read_toml(run_dir / CONFIG_FILE))
     if replace(saved, **{k: getattr(state.config, k) for k in RESUMABLE}) != state.config:

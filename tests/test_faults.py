@@ -281,17 +281,17 @@ def test_a_full_disk_in_evolve_is_one_line_and_the_last_checkpoint_stays_whole(
 
 @pytest.fixture
 def small_disk(tmp_path: Path):
-    """A 1 MB tmpfs, where this process may mount one (root, with mount allowed)."""
+    """An 8 MB tmpfs, where this process may mount one (root, with mount allowed)."""
     where = tmp_path / "disk"
     where.mkdir()
     if not shutil.which("mount") or os.geteuid() != 0 or subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(where)], capture_output=True
+        ["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(where)], capture_output=True
     ).returncode:
         pytest.skip("cannot mount a tmpfs here (the simulated full disk above still runs)")
     try:
         yield where
     finally:
-        subprocess.run(["umount", str(where)], check=True)
+        subprocess.run(["umount", "--lazy", str(where)], check=True)  # the sweep's storage may still be open
 
 
 def fill(disk: Path) -> None:
@@ -304,7 +304,15 @@ def fill(disk: Path) -> None:
         assert error.errno == errno.ENOSPC
 
 
-def test_a_real_full_disk(small_disk: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_real_full_disk(small_disk: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from evolution.sweep import prepare
+    from evolution.sweep_space import SPACES
+    from evolution.sweep_study import settle_settings
+    from tests.test_sweep import TINY
+
+    monkeypatch.setitem(SPACES, "tiny", TINY)
+    sweep = small_disk / "sweep"  # its settings and study made, no trial yet
+    prepare(sweep, settle_settings(sweep, {"preset": "tiny", "pruner": "none", "seed": None, "storage": None}, {}))
     run = small_disk / "run"
     assert main(["evolve", "--out", str(run), *TINY_ARGS]) == 0
     capsys.readouterr()
@@ -318,3 +326,5 @@ def test_a_real_full_disk(small_disk: Path, capsys: pytest.CaptureFixture[str]) 
         assert main(["export", str(run), "--format", fmt, "--out", str(out)]) == 2
         assert f"cannot write {out}: No space left on device" in one_line_error(capsys)
         assert not out.exists()
+    assert main(["sweep", str(sweep), "--trials", "1"]) == 2
+    assert f"the storage {sweep / 'sweep.db'} failed: database or disk is full" in one_line_error(capsys)

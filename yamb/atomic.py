@@ -66,7 +66,10 @@ def _disk_full(directory: Path) -> bool:
 
 
 def remove_temporaries(directory: Path) -> list[Path]:
-    """Delete the temporary files that interrupted atomic writes left in ``directory``; returns them."""
+    """Delete the temporary files that interrupted atomic writes left in ``directory`` (if it
+    exists); returns them."""
+    if not Path(directory).is_dir():
+        return []
     found = [p for p in Path(directory).iterdir() if TEMPORARY.fullmatch(p.name) and p.is_file()]
     for p in found:
         p.unlink(missing_ok=True)

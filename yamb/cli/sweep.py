@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
 
     from evolution.sweep_study import SweepError
 
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    optuna.logging.set_verbosity(optuna.logging.ERROR)  # a failed trial's error ends the sweep in one line
     words = list(args.words)
     if words[:1] == ["report"]:
         if len(words) != 2:
@@ -58,12 +58,13 @@ def run(args: argparse.Namespace) -> int:
 def sweep(args: argparse.Namespace, directory: str | None) -> int:
     from pathlib import Path
 
+    import optuna
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from evolution.config import parse_assignment
     from evolution.sweep import run_sweep
-    from evolution.sweep_study import settle_settings
+    from evolution.sweep_study import SweepError, settle_settings
 
     path = Path(directory or f"sweeps/{args.preset or 'quick'}")
     fixed = dict(parse_assignment(text) for text in args.set)
@@ -84,6 +85,10 @@ def sweep(args: argparse.Namespace, directory: str | None) -> int:
                 progress.update(task, completed=finished, description=note)
 
             study = run_sweep(path, settings, trials, args.workers or 1, show)
+    except optuna.exceptions.StorageInternalError as error:  # e.g. "database or disk is full"
+        while error.__cause__ is not None or error.__context__ is not None:
+            error = error.__cause__ or error.__context__
+        raise SweepError(f"the storage {settings.storage or path / 'sweep.db'} failed: {error}") from None
     except KeyboardInterrupt:
         console.print(f"interrupted; continue with: yamb sweep {path} --trials {trials}")
         raise
