@@ -26,7 +26,7 @@ MAX_HIDDEN = 4096  # units of a hidden layer
 MAX_LAYERS = 8  # hidden layers
 MAX_POPULATION_WEIGHTS = 200_000_000  # population x weights per network, held in memory as float64
 MAX_GAMES_PER_BATCH = 10_000_000  # population x games, and final_games x candidates: the games played at once
-MAX_COUNT = 1_000_000  # generations, hall of fame, workers, threads, tournament
+LIMITS = {"generations": 1_000_000, "hall_of_fame": 1_000, "tournament": 1_000, "workers": 1_024, "threads": 1_024}
 
 
 class ConfigError(YambError):
@@ -78,11 +78,10 @@ class EvolveConfig:
     def validate(self) -> EvolveConfig:
         """``self``, or a ``ConfigError`` naming the first impossible setting."""
         floats = [f.name for f in fields(self) if f.type == "float" and not math.isfinite(getattr(self, f.name))]
-        large = [name for name in ("generations", "hall_of_fame", "workers", "threads", "tournament")
-                 if getattr(self, name) > MAX_COUNT]
+        large = [name for name, limit in LIMITS.items() if getattr(self, name) > limit]
         checks = [
             (not floats, f"{', '.join(floats)} must be a finite number, not {getattr(self, floats[0]) if floats else ''}"),
-            (not large, f"{', '.join(large)} must be at most {MAX_COUNT:,}"),
+            (not large, f"{large[0] if large else ''} must be at most {LIMITS[large[0]] if large else 0:,}"),
             (self.population * self.games <= MAX_GAMES_PER_BATCH
              and self.final_games * (self.hall_of_fame + 1) <= MAX_GAMES_PER_BATCH,
              f"population x games and final_games x (hall_of_fame + 1) must be at most {MAX_GAMES_PER_BATCH:,} "

@@ -7,16 +7,18 @@ import argparse
 from yamb.cli import options
 from yamb.cli.options import arg
 
+TYPES = {int: arg(options.whole_number)}  # ASCII digits; evolution/config.py checks the ranges
+
 HELP = "evolve neural players (GA or CMA-ES); writes a run directory, --resume continues one"
 
 OVERRIDES = (  # (flag, setting, type, help)
-    ("--generations", "generations", arg(options.whole_number), "generations to play (a resumed run may be extended)"),
-    ("--population", "population", arg(options.whole_number), "individuals per generation"),
-    ("--games", "games", arg(options.whole_number), "games per individual per generation (fitness = mean score)"),
-    ("--final-games", "final_games", arg(options.whole_number), "fresh games per hall-of-fame member at the end"),
-    ("--seed", "seed", arg(options.seed), "seed of every random choice (dice, initial weights, variation)"),
-    ("--workers", "workers", arg(options.workers), "worker processes playing parts of the population"),
-    ("--threads", "threads", arg(options.whole_number), "torch and numba threads per process (default 1)"),
+    ("--generations", "generations", int, "generations to play (a resumed run may be extended)"),
+    ("--population", "population", int, "individuals per generation"),
+    ("--games", "games", int, "games per individual per generation (fitness = mean score)"),
+    ("--final-games", "final_games", int, "fresh games per hall-of-fame member at the end"),
+    ("--seed", "seed", int, "seed of every random choice (dice, initial weights, variation)"),
+    ("--workers", "workers", int, "worker processes playing parts of the population"),
+    ("--threads", "threads", int, "torch and numba threads per process (default 1)"),
     ("--player", "player", str, "neural player kind: direct or guided"),
     ("--algorithm", "algorithm", str, "ga or cma"),
     ("--game", "game", str, "game preset: yamb, jamb6, yatzy or yahtzee"),
@@ -33,7 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--out", metavar="DIR", type=arg(options.output_dir), help="run directory (default runs/<preset>-<date>-<time>)")
     where.add_argument("--resume", metavar="DIR", type=arg(options.output_dir), help="continue the run in DIR where it stopped")
     for flag, setting, kind, text in OVERRIDES:
-        parser.add_argument(flag, dest=setting, type=kind, default=None, metavar=setting.upper(), help=text)
+        parser.add_argument(flag, dest=setting, type=TYPES.get(kind, kind), default=None, metavar=setting.upper(),
+                            help=text)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="any other setting of evolution/config.py, e.g. --set mutation_sigma=0.02")
 
