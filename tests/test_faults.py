@@ -162,7 +162,9 @@ def test_a_player_that_never_fills_a_cell_is_stopped_naming_it() -> None:
 def test_a_network_whose_output_is_nan_stops_evolution_naming_the_player(tmp_path: Path) -> None:
     state = start(tiny(), tmp_path)
     state.population = [Individual(np.full_like(ind, np.nan)) for ind in state.population]
-    with pytest.raises(IllegalMoveError, match=r"player neural-direct: action -1 is out of range"):
+    state.population[1][:] = 1e30  # finite weights, infinite outputs
+    with pytest.raises(IllegalMoveError, match=r"player neural-direct: action -1 is out of range 0\.\.\d+ \(a network's "
+                                               r"output is NaN or infinite; 5 of the 6 networks played have non-finite"):
         evolve(state, tmp_path)
 
 
