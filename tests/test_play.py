@@ -249,7 +249,8 @@ def test_hints_flag_shows_the_bot_advice_at_every_decision() -> None:
         (["--bot", "nobody", "--humans", "0"], "unknown player 'nobody'"),
         (["--columns", "down,sideways"], "unknown column kind 'sideways'"),
         (["--columns", "counter_announce", "--bots", "0"], "counter_announce columns need at least two players"),
-        (["--load", "no-such-file.json"], "cannot read no-such-file.json"),
+        (["--load", "no-such-file.json"], "argument --load: no such file: no-such-file.json"),
+        (["--load", "/dev/zero"], "argument --load: /dev/zero is not a regular file"),
         (["--load", str(ROOT / "pyproject.toml")], "pyproject.toml is not a saved game (not JSON)"),
     ],
 )

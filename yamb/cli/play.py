@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hints", action="store_true", help="show what the bot would do at every decision")
     parser.add_argument("--save", default=None, metavar="FILE", type=arg(options.output_file),
                         help="save the game to FILE after every turn and when interrupted")
-    parser.add_argument("--load", default=None, metavar="FILE",
+    parser.add_argument("--load", default=None, metavar="FILE", type=arg(options.input_file),
                         help="resume the game saved in FILE (its table and players; saves go back to FILE "
                              "unless --save is given)")
 
