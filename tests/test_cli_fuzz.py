@@ -38,8 +38,11 @@ SETTINGS = ["seed", "population", "games", "generations", "mutation_sigma", "cxp
 
 def path_kinds(tmp: Path) -> list[str]:
     (tmp / "file.txt").write_text("not a weights file, a config or a save\n")
+    (tmp / "hostile.toml").write_text("mutation_sigma = nan\nhidden = [1000000000]\nseed = -1\n")
+    (tmp / "garbage.pt").write_bytes(bytes(range(256)) * 4)
     return [str(tmp), str(tmp / "file.txt"), str(tmp / "file.txt" / "under"), "/dev/null", "/proc/self",
-            "/proc/self/fd", str(tmp / "new" / "deeper"), "", "~nobody/x", str(tmp / "bad.pt")]
+            "/proc/self/fd", str(tmp / "new" / "deeper"), "", "~nobody/x", str(tmp / "bad.pt"),
+            str(tmp / "hostile.toml"), str(tmp / "garbage.pt"), "/dev/zero"]
 
 
 def commands(tmp: Path, n: int) -> dict[str, tuple[list[str], dict[str, list[str]]]]:
