@@ -105,8 +105,10 @@ def test_whole_game_scores_are_the_engines(client, preset, dice, joker, columns,
     summary = state["summary"]
     assert [s["score"] for s in summary["standings"]] == sorted(local.scores(), reverse=True)
     assert state["to_move"] is None and state["fillable"] == []
-    # the game is stored: read back as it ended
+    # the game is stored: read back as it ended, every move in its log
     assert client.get(f"/api/games/{state['id']}").json() == state
+    log = client.get(f"/api/games/{state['id']}/log").json()
+    assert [step["n"] for step in log] == list(range(1, state["moves"] + 1)) and log[-len(state["log"]):] == state["log"]
 
 
 def test_illegal_moves_get_the_engines_message_and_leave_the_game(client):
@@ -156,7 +158,7 @@ def test_a_finished_game_takes_no_more_moves(client):
 @pytest.mark.parametrize("game_id", ["nope", "A" * 22, "../../etc/passwd", "x" * 500, "%00"])
 def test_bad_ids_are_404(client, game_id):
     new_game(client, seats=[{"name": "You"}])
-    for method, path in (("GET", ""), ("POST", "/bot"), ("GET", "/hint")):
+    for method, path in (("GET", ""), ("POST", "/bot"), ("GET", "/hint"), ("GET", "/log")):
         response = client.request(method, f"/api/games/{game_id}{path}")
         assert response.status_code == 404, (game_id, path, response.text)
     response = client.post(f"/api/games/{game_id}/moves", json={"kind": "roll", "keep": []})
@@ -271,5 +273,5 @@ def test_games_survive_a_new_app_on_the_same_database(tmp_path):
 def test_openapi_describes_the_api(client):
     spec = client.get("/openapi.json").json()
     assert {"/api/games", "/api/games/{game_id}", "/api/games/{game_id}/moves", "/api/games/{game_id}/bot",
-            "/api/games/{game_id}/hint", "/api/runs", "/api/options"} <= set(spec["paths"])
+            "/api/games/{game_id}/hint", "/api/games/{game_id}/log", "/api/runs", "/api/options"} <= set(spec["paths"])
     assert "NewGame" in spec["components"]["schemas"]

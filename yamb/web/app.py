@@ -24,7 +24,7 @@ from fastapi.staticfiles import StaticFiles
 from yamb.errors import YambError
 from yamb.web.bots import Bots
 from yamb.web.games import ConflictError, Games, NotFoundError, TooManyGamesError, run_out
-from yamb.web.models import ErrorOut, GameOut, HintOut, MoveIn, NewGame, Options, RunDetail, RunOut
+from yamb.web.models import ErrorOut, GameOut, HintOut, MoveIn, NewGame, Options, RunDetail, RunOut, Step
 from yamb.web.runs import RunList, read_curve
 from yamb.web.store import GameStore
 
@@ -140,6 +140,11 @@ def create_app(settings: Settings) -> FastAPI:
     @app.get("/api/games/{game_id}", response_model=GameOut)
     def get_game(game_id: str) -> GameOut:
         return games.get(game_id)
+
+    @app.get("/api/games/{game_id}/log", response_model=list[Step])
+    def game_log(game_id: str) -> list[Step]:
+        """Every move of the game, first to last (a game's state carries the last 60)."""
+        return games.log(game_id)
 
     @app.post("/api/games/{game_id}/moves", response_model=GameOut)
     def move(game_id: str, move: MoveIn) -> GameOut:

@@ -132,6 +132,12 @@ class Games:
         with self._lock:
             return self._view(game_id, self._load(game_id))
 
+    def log(self, game_id: str) -> list[Step]:
+        """Every move of a game, first to last."""
+        with self._lock:
+            live = self._load(game_id)
+            return [Step(**entry) for entry in self.store.log(game_id, live.moves)]
+
     def _view(self, game_id: str, live: Live) -> GameOut:
         game, seats = live.game, live.seats
         over = game.is_over()

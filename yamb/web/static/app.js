@@ -381,6 +381,8 @@ async function start() {
     if (document.querySelectorAll(".seat").length < options.max_players) addSeat(options.default_bot, options.default_bot);
   });
   $("setup-form").addEventListener("submit", startGame);
+  $("speed").value = localStorage.getItem("yamb-speed") || $("speed").value;
+  $("speed").addEventListener("change", () => localStorage.setItem("yamb-speed", $("speed").value));
   $("roll").addEventListener("click", () => act({ kind: "roll", keep: [...kept].map((i) => shown[i]) }));
   $("hint").addEventListener("click", async () => {
     try {
