@@ -275,3 +275,16 @@ def test_openapi_describes_the_api(client):
     assert {"/api/games", "/api/games/{game_id}", "/api/games/{game_id}/moves", "/api/games/{game_id}/bot",
             "/api/games/{game_id}/hint", "/api/games/{game_id}/log", "/api/runs", "/api/options"} <= set(spec["paths"])
     assert "NewGame" in spec["components"]["schemas"]
+
+
+@pytest.mark.parametrize("args,word", [(["--runs", "no-such-dir"], "--runs"), (["--port", "70000"], "--port"),
+                                       (["--db", "."], "--db"), (["--max-open-games", "0"], "--max-open-games")])
+def test_serve_refuses_bad_options_in_one_line(tmp_path, args, word):
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "yamb", "serve", *args], capture_output=True, text=True,
+                            cwd=tmp_path, timeout=120)
+    assert result.returncode == 2
+    assert result.stderr.startswith("yamb serve: error:") and word in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

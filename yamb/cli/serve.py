@@ -32,9 +32,13 @@ def run(args: argparse.Namespace) -> int:
 
     import sqlite3
 
-    import uvicorn
+    try:
+        import uvicorn
 
-    from yamb.web import Settings, create_app, default_db
+        from yamb.web import Settings, create_app, default_db
+    except ImportError as error:
+        raise YambError(f"yamb serve needs the web extra ({error.name} is missing): "
+                        "pip install -e '.[web]'") from None
 
     db = Path(args.db) if args.db else default_db()
     try:
