@@ -96,7 +96,11 @@ class BodyLimit:
 
 
 def create_app(settings: Settings) -> FastAPI:
-    """The application of ``settings``; its store is opened now and closed at shutdown."""
+    """The application of ``settings``; its store is opened now and closed at shutdown.
+
+    The API's handlers run in the server's thread pool, so the event loop
+    stays free to read requests and keep connections; ``Games`` plays one
+    request at a time."""
     store = GameStore(settings.db)
     runs = RunList(settings.runs)
     bots = Bots(runs)

@@ -225,6 +225,9 @@ function renderDice() {
 
 function renderActions() {
   const person = personToMove();
+  $("dice").hidden = game.over;
+  document.querySelector(".actions").hidden = game.over;
+  $("help").hidden = game.over;
   const roll = $("roll");
   roll.disabled = !person || !game.can_roll || busy || kept.size === shown.length;
   roll.textContent = kept.size ? `Roll ${shown.length - kept.size} dice` : "Roll all";
@@ -251,11 +254,13 @@ function renderHint() {
 
 function logText(entry) {
   const name = game.seats[entry.player].name;
+  const s = name === "You" ? "" : "s";
   if (entry.kind === "roll") {
-    return `${name} keeps ${entry.kept.length ? entry.kept.join(" ") : "nothing"}, rolls ${entry.dice.join(" ")}`;
+    return `${name} keep${s} ${entry.kept.length ? entry.kept.join(" ") : "nothing"}, roll${s} ${entry.dice.join(" ")}`;
   }
-  if (entry.kind === "fill") return `${name} writes ${entry.score} in ${entry.column} · ${words(entry.row)} (dice ${entry.dice.join(" ")})`;
-  return `${name} announces ${entry.column} · ${words(entry.row)} (dice ${entry.dice.join(" ")})`;
+  const cell = `${entry.column} · ${words(entry.row)} (dice ${entry.dice.join(" ")})`;
+  if (entry.kind === "fill") return `${name} write${s} ${entry.score} in ${cell}`;
+  return `${name} announce${s} ${cell}`;
 }
 
 function renderLog() {
@@ -392,8 +397,15 @@ async function start() {
       showError(error.message);
     }
   });
+  window.addEventListener("hashchange", route);
+  route();
+}
+
+async function route() {
+  // #g=ID: that game; #run=NAME: a new game against the run's best player; nothing: a new game
   const params = new URLSearchParams(location.hash.slice(1));
   if (params.get("g")) {
+    if (game && game.id === params.get("g")) return;
     try {
       openGame(await api("GET", `/api/games/${encodeURIComponent(params.get("g"))}`));
       return;

@@ -2,7 +2,7 @@
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
-const W = 560, H = 240, PAD = { left: 48, right: 12, top: 10, bottom: 28 };
+const W = 560, H = 250, PAD = { left: 48, right: 14, top: 10, bottom: 40 };  // the SVG's own units
 const REFRESH_MS = 5000;
 
 function svg(tag, attrs = {}) {
@@ -45,10 +45,13 @@ function chart(curve) {
     root.append(label);
   }
   for (const t of niceTicks(g0, g1, 6).filter((t) => Number.isInteger(t))) {
-    const label = svg("text", { x: x(t), y: H - 8, "text-anchor": "middle" });
+    const label = svg("text", { x: x(t), y: H - 22, "text-anchor": "middle" });
     label.textContent = String(t);
     root.append(label);
   }
+  const axis = svg("text", { x: (PAD.left + W - PAD.right) / 2, y: H - 3, "text-anchor": "middle" });
+  axis.textContent = "generation";
+  root.append(axis);
   const line = (key) => curve.filter((p) => p[key] !== null && p[key] !== undefined)
     .map((p, i) => `${i ? "L" : "M"}${x(p.gen).toFixed(1)},${y(p[key]).toFixed(1)}`).join("");
   if (curve.every((p) => p.std !== null && p.std !== undefined)) {
