@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 HELP = "serve the web page to play the bots and watch evolution runs"
+KEEP_ALIVE_SECONDS = 60
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,5 +48,7 @@ def run(args: argparse.Namespace) -> int:
     except (sqlite3.Error, OSError) as error:
         raise YambError(f"--db {db}: {error}") from None
     print(f"yamb serve: http://{args.host}:{args.port}/ (games in {db})", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    # keep-alive longer than uvicorn's 5 s: a busy client that sends its next request late must not
+    # find the connection closed under it
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", timeout_keep_alive=KEEP_ALIVE_SECONDS)
     return 0
