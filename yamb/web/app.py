@@ -11,7 +11,9 @@ does not fit the models, 429 when ``max_open_games`` are open.
 
 from __future__ import annotations
 
+import asyncio
 import os
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from importlib.resources import files
@@ -98,17 +100,23 @@ class BodyLimit:
 def create_app(settings: Settings) -> FastAPI:
     """The application of ``settings``; its store is opened now and closed at shutdown.
 
-    The API's handlers run in the server's thread pool, so the event loop
-    stays free to read requests and keep connections; ``Games`` plays one
-    request at a time."""
+    The games' work (engine, bots, store) runs on one worker thread, in the
+    order the requests came (a queue: fair under load, and the event loop
+    stays free to read requests and keep connections)."""
     store = GameStore(settings.db)
     runs = RunList(settings.runs)
     bots = Bots(runs)
     games = Games(store, bots, settings.max_open_games, settings.idle_seconds)
+    worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="yamb-games")
+
+    async def queued(work, *args):
+        """``work(*args)`` on the games' worker thread, after the requests before it."""
+        return await asyncio.get_running_loop().run_in_executor(worker, work, *args)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         yield
+        worker.shutdown()
         store.close()
 
     app = FastAPI(title="yamb", version="1", description="Play Yamb, Yatzy and Yahtzee against evolved bots.",
@@ -132,51 +140,53 @@ def create_app(settings: Settings) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/api/options", response_model=Options)
-    def options() -> Options:
+    async def options() -> Options:
         """Presets, column kinds, bots and finished runs a new game may use."""
-        return games.options(runs.runs())
+        return await queued(lambda: games.options(runs.runs()))
 
     @app.post("/api/games", response_model=GameOut, status_code=201)
-    def new_game(new: NewGame) -> GameOut:
+    async def new_game(new: NewGame) -> GameOut:
         """Start a game; its id in the answer is the only way back to it."""
-        return games.create(new)
+        return await queued(games.create, new)
 
     @app.get("/api/games/{game_id}", response_model=GameOut)
-    def get_game(game_id: str) -> GameOut:
-        return games.get(game_id)
+    async def get_game(game_id: str) -> GameOut:
+        return await queued(games.get, game_id)
 
     @app.get("/api/games/{game_id}/log", response_model=list[Step])
-    def game_log(game_id: str) -> list[Step]:
+    async def game_log(game_id: str) -> list[Step]:
         """Every move of the game, first to last (a game's state carries the last 60)."""
-        return games.log(game_id)
+        return await queued(games.log, game_id)
 
     @app.post("/api/games/{game_id}/moves", response_model=GameOut)
-    def move(game_id: str, move: MoveIn) -> GameOut:
+    async def move(game_id: str, move: MoveIn) -> GameOut:
         """A person's move: ``roll`` keeping ``keep`` (faces), ``fill`` or ``announce`` a cell."""
-        return games.move(game_id, move)
+        return await queued(games.move, game_id, move)
 
     @app.post("/api/games/{game_id}/bot", response_model=GameOut)
-    def bot_step(game_id: str) -> GameOut:
+    async def bot_step(game_id: str) -> GameOut:
         """One step (one action) of the bot to move."""
-        return games.bot_step(game_id)
+        return await queued(games.bot_step, game_id)
 
     @app.get("/api/games/{game_id}/hint", response_model=HintOut)
-    def hint(game_id: str) -> HintOut:
+    async def hint(game_id: str) -> HintOut:
         """What the game's bot would do in the mover's place, and its value of every open cell."""
-        return games.hint(game_id)
+        return await queued(games.hint, game_id)
 
     @app.get("/api/runs", response_model=list[RunOut])
-    def list_runs() -> list[dict]:
+    async def list_runs() -> list[dict]:
         """The run directories under the server's ``--runs``, newest first."""
-        return [run_out(run) for run in runs.runs()]
+        return await queued(lambda: [run_out(run) for run in runs.runs()])
 
     @app.get("/api/runs/{name}", response_model=RunDetail)
-    def run_detail(name: str) -> dict:
+    async def run_detail(name: str) -> dict:
         """A run's fitness curve (its logbook so far) and the table its best player plays."""
-        listed = {run.name: run for run in runs.runs()}
-        if name not in listed:
-            raise NotFoundError(f"no run {name!r}")
-        return {**run_out(listed[name]), "curve": read_curve(runs.directory(name)),
-                "table": bots.run_table(name)}
+        def detail() -> dict:
+            listed = {run.name: run for run in runs.runs()}
+            if name not in listed:
+                raise NotFoundError(f"no run {name!r}")
+            return {**run_out(listed[name]), "curve": read_curve(runs.directory(name)),
+                    "table": bots.run_table(name)}
+        return await queued(detail)
 
     return app

@@ -92,7 +92,7 @@ def move_text(move: Move, game: Game) -> str:
 
 
 class Games:
-    """Every game of one store; each method is one request's work, one at a time."""
+    """Every game of one store; each method is one request's work, one at a time (a lock)."""
 
     def __init__(self, store: GameStore, bots: Bots, max_open: int, idle_seconds: float) -> None:
         self.store = store
