@@ -13,13 +13,11 @@ import signal
 
 import numpy as np
 import pytest
+from playwright.sync_api import expect
 
 from tests.conftest import require_binary
 from tests.web_helpers import chromium, make_run, start_server
 from yamb.game import Game
-
-pytest.importorskip("playwright.sync_api")
-from playwright.sync_api import expect  # noqa: E402
 
 STEP_MS = 120_000  # the first bot move may wait for the engine's kernels to compile
 

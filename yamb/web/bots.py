@@ -53,10 +53,6 @@ class Bots:
             raise YambError(f"no finished run {bot.removeprefix(RUN_BOT_PREFIX)!r} under the server's runs")
         raise YambError(f"unknown bot {bot!r}; choose from {', '.join(self.names())} or run:NAME of a listed run")
 
-    def check(self, bot: str) -> None:
-        """A YambError unless ``bot`` names a registered player or a listed run's best player."""
-        self._file(bot)
-
     def run_table(self, name: str) -> dict | None:
         """The table (preset, dice, joker, columns) a listed run's best player was evolved for."""
         path = self.runs.best_file(name)

@@ -144,13 +144,14 @@ class Games:
         person = not over and seats[game.player]["bot"] is None
         lay = game.layout
         tables = [game.table(p) for p in range(game.players)]
+        scores = game.scores()
         computed = tuple(name for name in tables[0][game.columns[0]] if name not in game.rows)
         return GameOut(
             id=game_id, preset=game.rules.name, dice_count=game.rules.n_dice, joker=game.rules.joker,
             kinds=list(lay.columns), columns=list(game.columns), rows=list(game.rows),
             sheet_rows=[SheetRow(name=n, number=k) for n, k in sheet_rows(game.rows, computed)],
             seed=game.seed,
-            seats=[Seat(name=s["name"], bot=s["bot"], table=tables[p], score=game.scores()[p],
+            seats=[Seat(name=s["name"], bot=s["bot"], table=tables[p], score=scores[p],
                         yahtzee_bonus=game.yahtzee_bonus(p)) for p, s in enumerate(seats)],
             over=over, moves=live.moves, to_move=None if over else game.player,
             turn=min(game.turns_played // game.players + 1, lay.turns_per_player),
@@ -172,9 +173,9 @@ class Games:
             the_rules = rules(new.preset, dice=new.dice, joker=new.joker)
             lay = layout(the_rules, new.columns, len(new.seats))
             seats = [{"name": s.name, "bot": s.bot} for s in new.seats]
-            for seat in seats:
+            for seat in seats:  # built now, so a bot that cannot play this table is refused now
                 if seat["bot"] is not None:
-                    self.bots.check(seat["bot"])
+                    self.bots.player(seat["bot"], lay)
             self.store.drop_idle(self.idle_seconds)
             if self.store.count_open() >= self.max_open:
                 raise TooManyGamesError(
