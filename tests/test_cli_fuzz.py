@@ -76,6 +76,9 @@ def commands(tmp: Path, n: int) -> dict[str, tuple[list[str], dict[str, list[str
                    {"--format": TEXTS, "--out": paths}),
         "expected-scores": (["expected-scores", "--preset", "yatzy", "--out", "/dev/null"],
                             {"--preset": TEXTS, "--out": paths[1:6]}),
+        "serve": (["serve", "--port", "-1"],  # a valid command would serve for ever
+                  {"--port": REFUSED_NUMBERS, "--max-open-games": REFUSED_NUMBERS, "--db": paths[:6],
+                   "--runs": paths, "--host": TEXTS}),
         "sweep": (["sweep", str(tmp / "sweep"), "--trials", "0"],
                   {"--trials": REFUSED_NUMBERS, "--workers": REFUSED_NUMBERS, "--seed": REFUSED_NUMBERS,
                    "--top": REFUSED_NUMBERS, "--storage": paths[:6], "--pruner": TEXTS, "--preset": TEXTS}),
