@@ -42,8 +42,12 @@ class SearchGuidedPlayer(ExpectimaxPlayer):
         self.scale = score_scale(layout)
         self.name = name
 
+    def corrections(self, batch: GameBatch, games: np.ndarray) -> tuple:
+        """The network's corrections of the cells of ``games``, as ``ExpectimaxPlayer.search`` takes
+        them: float32 outputs ``[d / scale | w]`` per cell, the row of each game's outputs, and the scale."""
+        out, rows = network_outputs(self.forward, batch, games, self.cell_values, False)
+        return np.ascontiguousarray(out, dtype=np.float32), np.asarray(rows, dtype=np.int64), self.scale
+
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         games = np.asarray(games, dtype=np.int64)
-        out, rows = network_outputs(self.forward, batch, games, self.cell_values, False)
-        adjust = (np.ascontiguousarray(out, dtype=np.float32), np.asarray(rows, dtype=np.int64), self.scale)
-        return self.search(batch, games, adjust)
+        return self.search(batch, games, self.corrections(batch, games))
