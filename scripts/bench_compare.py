@@ -9,9 +9,12 @@ end). Each benchmark runs alternately in the old and the new tree (old, new,
 old, new, ...), as its own process with ``PYTHONPATH`` and the working folder
 set to that tree and a numba cache and solution cache of its own, after one
 untimed run in each that compiles the kernels. Each figure is the median of
-the repeats; the claim is the ratio new / old (for times, old / new), which a
-busy shared machine disturbs much less than the figures themselves. The load
-average is printed beside every figure.
+the repeats; the claim is the ratio new / old (for times, old / new). Each
+run's process CPU time (user + system, the same work in both trees: imports,
+loading the compiled kernels, warm-up and the timed part) is measured too:
+on a busy shared machine, where other jobs take the cores at random moments,
+its ratio old / new is much steadier than that of the wall-clock figures.
+The load average is printed beside every figure.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -53,18 +57,21 @@ BENCHMARKS = {
 }
 
 
-def run(tree: Path, caches: Path, bench: Benchmark) -> float:
-    """One run of ``bench`` in ``tree``: its figure."""
+def run(tree: Path, caches: Path, bench: Benchmark) -> tuple[float, float]:
+    """One run of ``bench`` in ``tree``: its figure, and the CPU seconds of the whole process."""
     env = {**os.environ, "PYTHONPATH": str(tree), "NUMBA_CACHE_DIR": str(caches / "numba"),
            "YAMB_CACHE": str(caches / "solutions")}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run([sys.executable, *bench.argv], cwd=tree, env=env, capture_output=True, text=True,
                           check=False)
     if done.returncode:
         raise SystemExit(f"{' '.join(bench.argv)} failed in {tree}:\n{done.stderr[-2000:]}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     value = json.loads(done.stdout.strip().splitlines()[-1])
     for part in bench.key:
         value = value[part]
-    return float(value)
+    return float(value), cpu
 
 
 def load() -> float:
@@ -97,20 +104,23 @@ def main() -> None:
                 bench = BENCHMARKS[name]
                 for label, tree in trees.items():  # compile the kernels, untimed
                     run(tree, tmp_path / label, bench)
-                figures: dict[str, list[tuple[float, float]]] = {"old": [], "new": []}
+                figures: dict[str, list[tuple[float, float, float]]] = {"old": [], "new": []}
                 for _ in range(args.repeats):
                     for label, tree in trees.items():
-                        value = run(tree, tmp_path / label, bench)
-                        figures[label].append((value, load()))
-                        print(f"{name:10s} {label}: {value:12,.3f} {bench.unit}  load {figures[label][-1][1]:.2f}",
-                              flush=True)
-                median = {label: statistics.median(v for v, _ in runs) for label, runs in figures.items()}
+                        value, cpu = run(tree, tmp_path / label, bench)
+                        figures[label].append((value, cpu, load()))
+                        print(f"{name:10s} {label}: {value:12,.3f} {bench.unit}  process CPU {cpu:7.2f} s  "
+                              f"load {figures[label][-1][2]:.2f}", flush=True)
+                median = {label: statistics.median(v for v, _, _ in runs) for label, runs in figures.items()}
+                cpu = {label: statistics.median(c for _, c, _ in runs) for label, runs in figures.items()}
                 ratio = median["new"] / median["old"] if bench.higher_is_better else median["old"] / median["new"]
                 results[name] = {"old": median["old"], "new": median["new"], "unit": bench.unit,
-                                 "speed-up": round(ratio, 3),
-                                 "load": [round(x, 2) for _, x in figures["old"] + figures["new"]]}
+                                 "speed-up": round(ratio, 3), "old_cpu_seconds": cpu["old"],
+                                 "new_cpu_seconds": cpu["new"], "cpu_ratio": round(cpu["old"] / cpu["new"], 3),
+                                 "load": [round(x, 2) for _, _, x in figures["old"] + figures["new"]]}
                 print(f"{name:10s} old {median['old']:,.3f}  new {median['new']:,.3f} {bench.unit}  "
-                      f"speed-up {ratio:.2f}x", flush=True)
+                      f"speed-up {ratio:.2f}x; process CPU old {cpu['old']:.1f} s new {cpu['new']:.1f} s: "
+                      f"{cpu['old'] / cpu['new']:.2f}x", flush=True)
             print(json.dumps({"old": args.old, "new": args.new or "working tree", "results": results}))
         finally:
             for tree in {old, new} - {ROOT}:
