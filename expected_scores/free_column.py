@@ -178,11 +178,49 @@ def _offsets(n_aux: np.ndarray, n_rest: int, rules: Rules) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(n_aux * n_rest * (rules.spec.bonus_threshold + 1))]).astype(np.int64)
 
 
+@njit(cache=True)
+def _fill_table(mask, u, a, values, model, rows, table):
+    """``table[r, d]``: points earned by filling open row ``r`` with its ``d``-th distinct score from
+    state ``(mask, u, a)``, plus the next state's value."""
+    pattern, rest, n_aux, offset, aux_ok, next_aux, credit, spread_of = model
+    distinct, n_distinct, score_index, n_rows, threshold, bonus = rows
+    n_upper = threshold + 1
+    p = pattern[mask]
+    for r in range(n_rows):
+        if (mask >> r) & 1:
+            continue
+        nxt = mask | (1 << r)
+        q = pattern[nxt]
+        j = spread_of[r]
+        for d in range(n_distinct[r]):
+            s = distinct[r, d]
+            points = 0.0
+            nu = u
+            na = a
+            if r < N_NUMBER_ROWS:
+                nu = min(threshold, u + s)
+                points += s + (bonus if u < threshold <= u + s else 0)
+            elif j < 0:
+                points += s
+            if j >= 0:
+                na = next_aux[p, a, j, s]
+                points += credit[p, a, j, s]
+            table[r, d] = points + values[offset[q] + (rest[nxt] * n_upper + nu) * n_aux[q] + na]
+
+
+@njit(cache=True, parallel=True)
+def _fill_batch(mask, upper, aux, values, model, rows, out):
+    """``out[i]`` (R, K): the fill table of state ``i`` (rows already filled: -inf)."""
+    for i in prange(len(mask)):
+        out[i] = -np.inf
+        _fill_table(mask[i], upper[i], aux[i], values, model, rows, out[i])
+
+
 @njit(cache=True, parallel=True)
 def _solve_level(masks, values, model, rows, reach_upper, dice, rolls):
     """Value every reachable state of each mask in ``masks`` (one level); returns how many."""
-    pattern, rest, n_aux, offset, aux_ok, next_aux, credit, spread_of = model
-    distinct, n_distinct, score_index, n_rows, threshold, bonus = rows
+    pattern, n_aux, aux_ok = model[0], model[2], model[4]
+    distinct, score_index, n_rows, threshold = rows[0], rows[2], rows[3], rows[4]
     add_die, remove_die, first_prob = dice
     n_upper = threshold + 1
     n_multisets = score_index.shape[0]
@@ -210,38 +248,20 @@ def _solve_level(masks, values, model, rows, reach_upper, dice, rolls):
         table = np.empty((n_rows, distinct.shape[1]))
         for b in range(n):
             u, a = states[b, 0], states[b, 1]
-            for r in range(n_rows):
-                if (mask >> r) & 1:
-                    continue
-                nxt = mask | (1 << r)
-                q = pattern[nxt]
-                j = spread_of[r]
-                for d in range(n_distinct[r]):
-                    s = distinct[r, d]
-                    points = 0.0
-                    nu = u
-                    na = a
-                    if r < N_NUMBER_ROWS:
-                        nu = min(threshold, u + s)
-                        points += s + (bonus if u < threshold <= u + s else 0)
-                    elif j < 0:
-                        points += s
-                    if j >= 0:
-                        na = next_aux[p, a, j, s]
-                        points += credit[p, a, j, s]
-                    table[r, d] = points + values[offset[q] + (rest[nxt] * n_upper + nu) * n_aux[q] + na]
+            _fill_table(mask, u, a, values, model, rows, table)
             for m in range(n_multisets):
                 top = -np.inf
                 for r in range(n_rows):
                     if not (mask >> r) & 1:
                         top = max(top, table[r, score_index[m, r]])
                 options[0, b, m] = top
-            values[offset[p] + (rest[mask] * n_upper + u) * n_aux[p] + a] = plan_one(
+            values[model[3][p] + (model[1][mask] * n_upper + u) * n_aux[p] + a] = plan_one(
                 options, no_pure, b, add_die, remove_die, first_prob, value, keep, kv, best, arg)
         counts[i] = n
     return counts.sum()
 
 
+@cache
 def _row_tables(rules: Rules) -> tuple:
     """Each row's distinct scores (R, K), their number, each multiset's score index (M, R)."""
     distinct = [np.unique(rules.scores[:, r]).astype(np.int64) for r in range(rules.n_rows)]
@@ -301,10 +321,34 @@ class FreeColumnSolution:
         """Expected points still to come from states at the start of a turn."""
         return self.values[self.model.index(mask, upper, aux)]
 
-    def column_value(self, batch: GameBatch, games: np.ndarray, column: int) -> np.ndarray:
-        """Value of column ``column`` of the player to move in each of ``games``."""
+    def state_of(self, batch: GameBatch, games: np.ndarray, column: int = 0) -> tuple[np.ndarray, ...]:
+        """(mask, upper, aux) of column ``column`` of the player to move in each of ``games``."""
         p = batch.player[games]
-        return self.value(*self.state(batch.filled[games, p, column], batch.cells[games, p, column]))
+        return self.state(batch.filled[games, p, column], batch.cells[games, p, column])
+
+    def fill_tables(self, mask: np.ndarray, upper: np.ndarray, aux: np.ndarray) -> np.ndarray:
+        """(n, R, K): points plus next value of filling each open row with each of its distinct scores
+        (``Rules.scores``' distinct values of the row, ascending); -inf for filled rows and padding."""
+        rows = _row_tables(self.rules)
+        out = np.empty((len(mask), self.rules.n_rows, rows[0].shape[1]))
+        _fill_batch(*(np.asarray(x, dtype=np.int64) for x in (mask, upper, aux)), self.values,
+                    _kernel_model(self.model), rows, out)
+        return out
+
+    def turn_options(self, mask: np.ndarray, upper: np.ndarray, aux: np.ndarray) -> np.ndarray:
+        """(n, M): value of ending the turn with each multiset (its best fill), for ``plan_turn``."""
+        return self._by_multiset(self.fill_tables(mask, upper, aux)).max(axis=2)
+
+    def fill_values(self, mask: np.ndarray, upper: np.ndarray, aux: np.ndarray, dice: np.ndarray) -> np.ndarray:
+        """(n, R): value of filling each row with multiset ``dice``; -inf for filled rows."""
+        table = self.fill_tables(mask, upper, aux)
+        index = _row_tables(self.rules)[2][np.asarray(dice, dtype=np.int64)]  # (n, R)
+        return np.take_along_axis(table, index[:, :, None], axis=2)[:, :, 0]
+
+    def _by_multiset(self, table: np.ndarray) -> np.ndarray:
+        """(n, M, R) from (n, R, K) fill tables."""
+        index = _row_tables(self.rules)[2]  # (M, R)
+        return table[:, np.arange(self.rules.n_rows)[None, :], index]
 
 
 def solve_free_column(rules: Rules, filled: int = 0) -> FreeColumnSolution:
