@@ -28,7 +28,7 @@ from expected_scores.free_column import (
 from expected_scores.solve import solve
 from expected_scores.tables import load_distribution
 from robo_players.cell_values import LEVELS, column_values
-from robo_players.expectimax import ExpectimaxPlayer
+from robo_players.row_means import DEFAULT_PLAYED, search_player
 from yamb.engine import GameBatch, threads_for
 from yamb.layout import Layout
 from yamb.rules import N_NUMBER_ROWS, Rules
@@ -111,10 +111,11 @@ class ColumnExactPlayer:
 
     name = "expectimax-column"
 
-    def __init__(self, layout: Layout, solution: FreeColumnSolution | None = None) -> None:
-        """``solution``: the free column's values (default: solved at first use, then cached on disk)."""
+    def __init__(self, layout: Layout, solution: FreeColumnSolution | None = None, played: float = 0.0) -> None:
+        """``solution``: the free column's values (default: solved at first use, then cached on disk);
+        ``played``: the other columns' cells valued as ``expectimax-played`` at this blend (0: expectimax)."""
         rules = layout.rules
-        self.search = ExpectimaxPlayer(layout)
+        self.search = search_player(layout, played, "normal")
         self.free = np.array([c for c, kind in enumerate(layout.columns) if kind == "free"], dtype=np.int64)
         if rules.has_jokers:
             self.free = self.free[:0]
@@ -135,3 +136,10 @@ class ColumnExactPlayer:
                 _adjust(games, batch.filled, batch.cells, batch.player, self.free, *self.tables,
                         adjust)
             return self.search.search(batch, games, adjust)
+
+
+def column_played(layout: Layout) -> ColumnExactPlayer:
+    """``expectimax-column-played``: the exact free columns, the other cells as ``expectimax-played``."""
+    player = ColumnExactPlayer(layout, played=DEFAULT_PLAYED)
+    player.name = "expectimax-column-played"
+    return player

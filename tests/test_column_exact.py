@@ -32,6 +32,14 @@ def test_it_makes_only_legal_moves(case: tuple) -> None:
     assert (batch.filled == lay.full_mask).all()
 
 
+def test_with_played_row_values_it_makes_only_legal_moves() -> None:
+    lay = layout(rules("yamb"), ("down", "counter_announce", "free", "announce"), 2)
+    player = ColumnExactPlayer(lay, flat_solution(lay.rules), played=0.6)
+    batch = GameBatch(lay, 24, seed=5)
+    play(batch, [player] * 2, check=True)
+    assert (batch.filled == lay.full_mask).all()
+
+
 def test_without_a_free_column_it_is_expectimax() -> None:
     lay = layout(rules("yamb"), ("down", "up", "announce"))
     a, b = GameBatch(lay, 40, seed=4), GameBatch(lay, 40, seed=4)
