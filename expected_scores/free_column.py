@@ -63,10 +63,6 @@ class FreeColumnModel:
     separable: bool
 
     @property
-    def n_rest(self) -> int:
-        return 1 << (self.rules.n_rows - len(self.spread))
-
-    @property
     def n_upper(self) -> int:
         return self.rules.spec.bonus_threshold + 1
 
