@@ -23,7 +23,6 @@ from yamb.game import Game
 from yamb.layout import Layout
 from yamb.rules import Rules, rules as preset_rules
 
-ENV_ID = "Yamb-v0"
 ILLEGAL_ACTION_RULES = ("penalize", "raise")
 SEED_BOUND = 2**63
 
@@ -200,6 +199,3 @@ class YambEnv(gymnasium.Env[np.ndarray, np.int64]):
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self._mask.copy(), "score": self.game.scores()[0]}
 
-
-if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point="yamb.env:YambEnv")

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from yamb.dice import FACES, counts_of
-from yamb.engine import GameBatch, single_thread
+from yamb.engine import GameBatch
 from yamb.errors import IllegalMoveError, InvalidDiceError, UnknownColumnError, YambError
 from yamb.layout import Layout, layout
 from yamb.rules import Rules, rules as preset_rules
@@ -92,8 +92,7 @@ class Game:
         self.batch = self._new_batch()
 
     def _new_batch(self) -> GameBatch:
-        with single_thread():
-            return GameBatch(self.layout, 1, seed=self.seed, streams=np.array([self.stream]))
+        return GameBatch(self.layout, 1, seed=self.seed, streams=np.array([self.stream]))
 
     def __repr__(self) -> str:
         state = "over" if self.is_over() else f"player {self.player}, roll {self.roll_number}"
@@ -148,14 +147,12 @@ class Game:
     @property
     def must_announce(self) -> bool:
         """Whether the only legal move now is an announcement."""
-        with single_thread():
-            return bool(self.batch.decisions().must_announce[0])
+        return bool(self.batch.decisions().must_announce[0])
 
     @property
     def can_roll(self) -> bool:
         """Whether the player may keep some dice and roll the rest."""
-        with single_thread():
-            return bool(self.batch.decisions().may_roll[0])
+        return bool(self.batch.decisions().may_roll[0])
 
     @property
     def history(self) -> tuple[int, ...]:
@@ -216,8 +213,7 @@ class Game:
     # ----------------------------------------------------------------- legal moves
     def action_mask(self) -> np.ndarray:
         """Boolean mask over all actions (the encoding of ``yamb.layout``) of the legal ones."""
-        with single_thread():
-            return self.batch.legal_actions()[0]
+        return self.batch.legal_actions()[0]
 
     def legal_actions(self) -> list[int]:
         return [int(a) for a in np.flatnonzero(self.action_mask())]
@@ -234,15 +230,13 @@ class Game:
 
     def explain_illegal(self, action: int) -> str:
         """The rule that ``action`` breaks now (for a legal action, a sentence that says nothing useful)."""
-        with single_thread():
-            return self.batch.explain_illegal(0, operator.index(action))
+        return self.batch.explain_illegal(0, operator.index(action))
 
     # ----------------------------------------------------------------- moves
     def apply(self, action: int) -> None:
         """Play one integer action; an illegal one raises ``IllegalMoveError`` naming the rule."""
         action = operator.index(action)
-        with single_thread():
-            self.batch.step(np.array([action]), np.array([0]))
+        self.batch.step(np.array([action]), np.array([0]))
         self._history.append(action)
 
     def roll(self, keep: Sequence[int] | None = None, keep_positions: Sequence[int] | None = None) -> tuple[int, ...]:
