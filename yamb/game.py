@@ -10,7 +10,6 @@ same dice as the original.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -46,6 +45,12 @@ def _check_seed(name: str, value: int) -> int:
     if not _is_int(value) or not 0 <= value <= MAX_SEED:
         raise YambError(f"{name} must be an integer from 0 to 2**64 - 1, not {value!r}")
     return int(value)
+
+
+def _check_action(action: object) -> int:
+    if not _is_int(action):
+        raise YambError(f"an action must be an integer (see yamb.layout), not {action!r}")
+    return int(action)
 
 
 def _faces_text(faces: Sequence[int]) -> str:
@@ -230,12 +235,14 @@ class Game:
 
     def explain_illegal(self, action: int) -> str:
         """The rule that ``action`` breaks now (for a legal action, a sentence that says nothing useful)."""
-        return self.batch.explain_illegal(0, operator.index(action))
+        return self.batch.explain_illegal(0, _check_action(action))
 
     # ----------------------------------------------------------------- moves
     def apply(self, action: int) -> None:
         """Play one integer action; an illegal one raises ``IllegalMoveError`` naming the rule."""
-        action = operator.index(action)
+        action = _check_action(action)
+        if not 0 <= action < self.layout.n_actions:
+            raise IllegalMoveError(self.batch.explain_illegal(0, action))
         self.batch.step(np.array([action]), np.array([0]))
         self._history.append(action)
 
@@ -344,6 +351,11 @@ class Game:
             raise YambError(f"game snapshot is missing {', '.join(missing)}")
         rules = preset_rules(data["preset"], dice=data["dice"], joker=data["joker"])
         game = cls(rules, data["columns"], data["players"], seed=data["seed"], stream=data["stream"])
-        for action in data["actions"]:
-            game.apply(action)
+        if not isinstance(data["actions"], (list, tuple)):
+            raise YambError(f"game snapshot: actions must be a list of integers, not {data['actions']!r}")
+        for i, action in enumerate(data["actions"]):
+            try:
+                game.apply(action)
+            except YambError as error:
+                raise type(error)(f"game snapshot, action {i}: {error}") from None
         return game
