@@ -8,6 +8,8 @@ encoding (``yamb.layout``) and the dice drawn by the engine are shared.
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,6 +17,7 @@ from itertools import combinations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pytest
 
 if TYPE_CHECKING:
     from yamb.engine import GameBatch
@@ -368,3 +371,15 @@ def play_against_reference(batch: GameBatch, rng: np.random.Generator, policy: P
     for g, ref in enumerate(refs):
         assert scores[g].tolist() == [ref.total(p) for p in range(lay.players)]
     return refs
+
+
+def require_binary(name: str) -> str:
+    """The path of the program ``name``; without it the test skips, or fails when
+    ``YAMB_REQUIRE_SERVERS=1`` (CI, which installs every program the tests use)."""
+    path = shutil.which(name)
+    if path is None:
+        message = f"{name} is not installed"
+        if os.environ.get("YAMB_REQUIRE_SERVERS") == "1":
+            pytest.fail(f"{message} (YAMB_REQUIRE_SERVERS=1)")
+        pytest.skip(message)
+    return path
