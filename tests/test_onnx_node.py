@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import require_binary
+from conftest import ROWS, require_binary
 
 from robo_players.neural.build import load_player
 from robo_players.neural.features import encode
@@ -108,3 +108,24 @@ def test_a_guided_players_inputs_and_outputs_match_under_node(tmp_path: Path) ->
     _, forward, _ = onnx_network(model)
     assert np.allclose(result["outputs"], forward(seen[::3][None].astype(np.float32))[0], atol=1e-5)
     assert result["moves"] == []  # a guided file does not choose moves alone
+
+
+def test_the_onnx_metadata_and_the_sidecar_describe_the_player(tmp_path: Path) -> None:
+    import onnx
+
+    for kind in ("direct", "guided"):
+        weights = network(kind, "yatzy", seed=6)
+        model = save_weights(weights, tmp_path / f"{kind}.onnx")
+        side = json.loads((tmp_path / f"{kind}.onnx.json").read_text())
+        props = {p.key: json.loads(p.value) for p in onnx.load(str(model)).metadata_props}
+        assert {k: props[k] for k in side} == side  # every sidecar key is a metadata property too
+        assert (side["score_scale"], side["bonus_threshold"], side["bonus"], side["dice"]) == (50, 63, 50, 5)
+        assert side["rows"] == list(ROWS["yatzy"]) and side["columns"] == ["free"]
+        assert np.allclose(side["cell_values"], weights.cell_values)
+        n_inputs, n_outputs = weights.spec.build().n_inputs, weights.spec.build().n_outputs
+        for part, size in ((side["input"], n_inputs), (side["output"], n_outputs)):
+            ends = [s["start"] + s["length"] for s in part["layout"]]
+            assert [s["start"] for s in part["layout"]] == [0, *ends[:-1]] and ends[-1] == size == part["shape"][1]
+        assert ("cannot play alone" in side["playing"]) == (kind == "guided")
+    m = side["dice_multisets"].index([0, 0, 0, 0, 0, 5])  # five sixes
+    assert side["scores"][m][side["rows"].index("yatzy")] == 50 and side["scores"][m][5] == 30
