@@ -38,6 +38,10 @@ def run(args: argparse.Namespace) -> int:
     spec = weights.spec
     print(f"wrote {out} ({args.format}): {spec.kind} player for {spec.table_name()}, "
           f"{weights.genome.size:,} weights, fitness {weights.info.get('fitness', float('nan')):.1f}")
+    if args.format == "onnx":
+        from robo_players.neural.onnx_meta import sidecar_path
+
+        print(f"wrote {sidecar_path(out)}: what a program outside Python needs (docs/neural_players.md)")
     return 0
 
 
