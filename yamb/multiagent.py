@@ -69,6 +69,12 @@ class YambAECEnv(AECEnv):
 
     Every agent is terminated when the last player fills the last cell.
 
+    ## Parallel API
+
+    Players take turns, so ``metadata["is_parallelizable"]`` is False and
+    PettingZoo's ``aec_to_parallel`` refuses the environment;
+    ``turn_based_aec_to_parallel`` works (only the mover's action is played).
+
     ## Arguments
 
     ``players`` (at least 2), ``preset``, ``columns``, ``dice``, ``joker`` as in ``Yamb-v0``.
