@@ -46,9 +46,10 @@ class ObservationEncoder:
         self._expected: np.ndarray | None = None
         if row_scores:
             from robo_players.cell_values import cell_model
+            from robo_players.neural.features import score_scale
 
             self._expected = cell_model(rules, layout.columns).expected.ravel().astype(np.float32)
-            self._scale = np.float32(np.abs(rules.scores).max())
+            self._scale = np.float32(score_scale(layout))
             low = np.concatenate([low, np.zeros(layout.n_rows), np.full(layout.n_cells, -1.0)]).astype(np.float32)
         self.size = len(low)
         self.space = spaces.Box(low, np.ones(self.size, dtype=np.float32), dtype=np.float32)
