@@ -379,6 +379,12 @@ def test_a_finished_game_refuses_moves() -> None:
     assert "over" in repr(game)
 
 
+def test_a_snapshot_whose_columns_are_not_a_list_is_refused() -> None:
+    data = Game("yatzy").to_dict() | {"columns": 5}
+    with pytest.raises(UnknownColumnError, match="^columns must be a list of column kinds, not 5$"):
+        Game.from_dict(data)
+
+
 def test_the_layout_and_rules_have_short_reprs() -> None:
     game = Game(yamb.rules("yahtzee", joker="forced"), players=2)
     assert repr(game.layout) == (

@@ -84,6 +84,8 @@ class Game:
         self.rules = preset_rules(rules) if isinstance(rules, str) else rules
         if isinstance(columns, str):
             raise UnknownColumnError(f"columns must be a list of column kinds, not the string {columns!r}")
+        if columns is not None and not isinstance(columns, (list, tuple)):
+            raise UnknownColumnError(f"columns must be a list of column kinds, not {columns!r}")
         if not _is_int(players) or players < 1:
             raise YambError(f"players must be a whole number of at least 1, not {players!r}")
         self.layout: Layout = layout(self.rules, columns, players)
