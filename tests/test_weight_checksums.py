@@ -101,6 +101,20 @@ def load_arrays(path: Path) -> dict[str, np.ndarray]:
         return {k: f.get_tensor(k) for k in f.keys()}
 
 
+def test_version_1_files_without_a_checksum_are_still_read(weights: NeuralWeights, tmp_path: Path) -> None:
+    from safetensors.numpy import save_file
+
+    path = save_weights(weights, tmp_path / "old.safetensors")
+    arrays = load_arrays(path)
+    meta = weights.metadata("")
+    del meta["sha256"]
+    save_file(arrays, str(path), metadata={METADATA_KEY: json.dumps(meta | {"file_version": 1})})
+    assert np.array_equal(load_weights(path).genome, weights.genome)
+    save_file(arrays, str(path), metadata={METADATA_KEY: json.dumps(meta)})  # version 2 without its checksum
+    with pytest.raises(WeightsFileError, match="does not match its SHA-256 checksum"):
+        load_weights(path)
+
+
 def test_nan_or_infinite_weights_are_refused(weights: NeuralWeights, tmp_path: Path) -> None:
     path = write_nan_file(weights, tmp_path / "nan.safetensors")
     with pytest.raises(WeightsFileError, match=rf"^{path}: 1 of the weights are NaN or infinite$"):
