@@ -8,8 +8,6 @@ encoding (``yamb.layout``) and the dice drawn by the engine are shared.
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,7 +15,6 @@ from itertools import combinations
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pytest
 
 if TYPE_CHECKING:
     from yamb.engine import GameBatch
@@ -374,12 +371,17 @@ def play_against_reference(batch: GameBatch, rng: np.random.Generator, policy: P
 
 
 def require_binary(name: str) -> str:
-    """The path of the program ``name``; without it the test skips, or fails when
-    ``YAMB_REQUIRE_SERVERS=1`` (CI, which installs every program the tests use)."""
+    """The path of the program ``name``; the test is skipped when it is missing, or fails
+    when the environment variable ``YAMB_REQUIRE_SERVERS=1`` is set (as CI sets it)."""
+    import os
+    import shutil
+
+    import pytest
+
     path = shutil.which(name)
     if path is None:
-        message = f"{name} is not installed"
+        message = f"{name} is not installed (Debian package; see the README's set-up)"
         if os.environ.get("YAMB_REQUIRE_SERVERS") == "1":
-            pytest.fail(f"{message} (YAMB_REQUIRE_SERVERS=1)")
+            pytest.fail(f"{message}, and YAMB_REQUIRE_SERVERS=1 requires it")
         pytest.skip(message)
     return path

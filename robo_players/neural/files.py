@@ -22,10 +22,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
-import uuid
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +32,7 @@ import torch
 from robo_players.neural.networks import NetSpec
 from robo_players.neural.population import genome_of, load_genome
 from yamb import __version__
+from yamb.atomic import write_atomically
 from yamb.errors import YambError
 
 FORMATS = ("pt", "safetensors", "onnx", "npz")
@@ -90,21 +88,6 @@ def weights_sha256(spec: dict, arrays: dict[str, np.ndarray]) -> str:
 def _onnx_sha256(spec: dict, graph: bytes, cell_values: np.ndarray) -> str:
     """The checksum of an ONNX file: its spec, serialized graph and cell values."""
     return weights_sha256(spec, {"graph": np.frombuffer(graph, dtype=np.uint8), CELL_VALUES: cell_values})
-
-
-def write_atomically(path: Path, write: Callable[[Path], None]) -> None:
-    """Call ``write(tmp)`` on a temporary file next to ``path``, then move it into place."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
-    try:
-        write(tmp)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # some writers (safetensors) create files readable by their owner only
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def format_of(path: Path) -> str:
