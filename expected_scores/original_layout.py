@@ -30,6 +30,7 @@ from pathlib import Path
 from expected_scores.column import column_total
 from expected_scores.exact import row_result
 from expected_scores.tables import POLICIES, policy_rolls
+from yamb.atomic import write_atomically
 from yamb.rules import N_NUMBER_ROWS, Rules, rules
 
 HEADER = ("Slot_Index", "Slot_Name", "Value", "Fraction", "Numerator", "Denominator")
@@ -81,14 +82,15 @@ def file_text(r: Rules, rolls: int, separator: str, mark: str) -> str:
 
 
 def write_original(pairs: list[tuple[str, int]], out_dir: Path) -> list[Path]:
-    """Write both flavours for every (preset, dice) of ``pairs`` and every policy; return the paths."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    """Write both flavours for every (preset, dice) of ``pairs`` and every policy (atomically);
+    return the paths."""
     paths = []
     for preset, n_dice in pairs:
         r = rules(preset, n_dice)
         for policy in POLICIES:
             for suffix, (separator, mark) in FLAVOURS.items():
                 path = out_dir / f"{preset}-{n_dice}d-{policy}{suffix}.csv"
-                path.write_text(file_text(r, policy_rolls(r, policy), separator, mark))
+                text = file_text(r, policy_rolls(r, policy), separator, mark)
+                write_atomically(path, lambda tmp, text=text: tmp.write_text(text))
                 paths.append(path)
     return paths
