@@ -18,6 +18,7 @@ from robo_players.neural.networks import KINDS
 from yamb.errors import YambError
 
 ALGORITHMS = ("ga", "cma")
+BACKENDS = ("processes", "ray")  # where the games are played (evolution/backends.py)
 CROSSOVERS = ("blend", "sbx")
 CMA_MAX_WEIGHTS = 2000  # CMA-ES keeps a full covariance matrix: n^2 memory, n^3 time per generation
 
@@ -67,6 +68,8 @@ class EvolveConfig:
     seed: int = 0
     workers: int = 1
     threads: int = 1
+    backend: str = "processes"
+    ray_address: str = ""  # backend ray: the cluster to join ("": a local Ray for the run)
 
     def validate(self) -> EvolveConfig:
         """``self``, or a ``ConfigError`` naming the first impossible setting."""
@@ -86,6 +89,8 @@ class EvolveConfig:
             (self.hall_of_fame >= 1, "hall_of_fame must be at least 1"),
             (self.workers >= 1 and self.threads >= 1, "workers and threads must be at least 1"),
             (self.seed >= 0, "seed must be >= 0"),
+            (self.backend in BACKENDS, f"backend must be one of {', '.join(BACKENDS)}, not {self.backend!r}"),
+            (self.backend == "ray" or not self.ray_address, "ray_address applies to backend ray only"),
             (bool(self.hidden) and all(h >= 1 for h in self.hidden), "hidden must list positive layer sizes"),
             (0 <= self.played <= 1, "played must lie between 0 and 1"),
             (self.played == 0 or self.player == "guided", "played applies to the guided player only"),

@@ -368,3 +368,20 @@ def play_against_reference(batch: GameBatch, rng: np.random.Generator, policy: P
     for g, ref in enumerate(refs):
         assert scores[g].tolist() == [ref.total(p) for p in range(lay.players)]
     return refs
+
+
+def require_binary(name: str) -> str:
+    """The path of the program ``name``; the test is skipped when it is missing, or fails
+    when the environment variable ``YAMB_REQUIRE_SERVERS=1`` is set (as CI sets it)."""
+    import os
+    import shutil
+
+    import pytest
+
+    path = shutil.which(name)
+    if path is None:
+        message = f"{name} is not installed (Debian package; see the README's set-up)"
+        if os.environ.get("YAMB_REQUIRE_SERVERS") == "1":
+            pytest.fail(f"{message}, and YAMB_REQUIRE_SERVERS=1 requires it")
+        pytest.skip(message)
+    return path
