@@ -4,7 +4,6 @@ bad backend settings are one line and exit code 2."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ from evolution.run import evolve, resume, start
 from evolution.state import load_checkpoint
 from robo_players.neural.files import load_weights
 from tests.conftest import require_binary
+from tests.servers import free_port
 from yamb.cli import main
 
 # the issue's command (``yamb evolve --preset quick --generations 5 --seed 4``), on a smaller population
@@ -45,12 +45,6 @@ def yamb(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     """``python -m yamb ARGS`` in a fresh interpreter (Ray in its own process, not in pytest's)."""
     return subprocess.run([sys.executable, "-m", "yamb", *args], capture_output=True, text=True,
                           env={**os.environ, **(env or {})}, timeout=600)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_one_process_two_processes_and_ray_give_the_same_run(tmp_path: Path) -> None:
