@@ -164,3 +164,58 @@ def _nodes_alive(ray: str, address: str, env: dict) -> int:
     done = subprocess.run([ray, "status", "--address", address], capture_output=True, text=True, env=env, timeout=60)
     active = done.stdout.split("Active:")[-1].split("Pending:")[0]
     return sum(1 for line in active.splitlines() if line.strip().startswith("1 node_"))
+
+
+def postgres_binary(name: str) -> str:
+    """A PostgreSQL server program (Debian keeps them in /usr/lib/postgresql/N/bin)."""
+    found = shutil.which(name) or next(iter(sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{name}"), reverse=True)),
+                                       None)
+    return str(found) if found else require_binary(name)
+
+
+@contextmanager
+def postgres_server() -> Iterator[str]:
+    """A PostgreSQL server on 127.0.0.1 and a free port, run by ``postgres`` in a temporary directory it
+    owns (its unix socket there too); yields the SQLAlchemy URL of its ``postgres`` database."""
+    initdb, server = postgres_binary("initdb"), postgres_binary("postgres")
+    as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    root = Path(tempfile.mkdtemp(prefix="yp"))
+    with ExitStack() as stack:
+        stack.callback(shutil.rmtree, root, ignore_errors=True)
+        if as_postgres:
+            shutil.chown(root, "postgres", "postgres")
+        data = root / "data"
+        subprocess.run([*as_postgres, initdb, "-D", str(data), "-U", "postgres", "-A", "trust", "--no-sync",
+                        "-E", "UTF8", "--locale", "C"], check=True, capture_output=True, timeout=120)
+        port = free_port()
+        with open(root / "server.log", "w") as log:
+            process = subprocess.Popen(
+                [*as_postgres, server, "-D", str(data), "-p", str(port), "-k", str(root),
+                 "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "max_connections=50"],
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        stack.callback(_stop_postgres, process)
+        url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
+        wait_for(lambda: _accepts(port), f"PostgreSQL on port {port} (log {root / 'server.log'})")
+        yield url
+
+
+def _accepts(port: int) -> bool:
+    import psycopg
+
+    try:
+        psycopg.connect(f"host=127.0.0.1 port={port} user=postgres dbname=postgres", connect_timeout=2).close()
+    except psycopg.OperationalError:
+        return False
+    return True
+
+
+def _stop_postgres(process: subprocess.Popen) -> None:
+    """A fast shutdown (SIGINT to the postmaster, the child of ``runuser``), then SIGKILL to what is left."""
+    children = descendants(process.pid)
+    postmaster = children[0] if process.args[0] == "runuser" and children else process.pid
+    try:
+        os.kill(postmaster, signal.SIGINT)
+        process.wait(30)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        pass
+    kill_tree(process)
