@@ -64,3 +64,15 @@ def test_two_retries_of_one_trial_run_once_and_pruned_trials_have_no_value(tmp_p
         assert (t.value is not None) == (t.state == TrialState.COMPLETE)
         if t.state == TrialState.COMPLETE:
             assert t.value == 10 + t.params["x"]
+
+
+def test_a_postgresql_url_without_psycopg_names_the_extra(tmp_path: Path, monkeypatch, capsys) -> None:
+    import sys
+
+    from yamb.cli import main
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg raises ImportError
+    url = "postgresql+psycopg://user:secret@127.0.0.1:1/sweeps"
+    assert main(["sweep", str(tmp_path / "s"), "--storage", url]) == 2
+    err = capsys.readouterr().err.strip()
+    assert 'pip install -e ".[cluster]"' in err and "secret" not in err and len(err.splitlines()) == 1
