@@ -3,6 +3,7 @@
     python -m scripts.bench_backends                  # backends side by side, then the parts
     python -m scripts.bench_backends --rounds 2 --generations 3 --skip-parts
     python -m scripts.bench_backends --parts-only --population 50 --games 200
+    python -m scripts.bench_backends --model parts.json   # the scaling model from saved parts
 
 Backends: ``--workers 1``, ``--workers 2`` and ``--backend ray`` with two local
 workers, run in turn (``--rounds`` times, alternating, so that a change in the
@@ -15,8 +16,10 @@ is left out. The load average is printed beside every run.
 The parts (one process, one thread, the preset's population and games): the
 seconds one individual's games take, the serial part of a generation in the
 driver (expectimax's reference games, the CMA-ES sample and update, the hall
-of fame, the checkpoint) and the bytes a generation moves (the pickled tasks
-out, the outcomes back). docs/scaling.md builds its model from them.
+of fame, the checkpoint), the bytes a generation moves (the pickled tasks
+out, the outcomes back), and the seconds Ray's actor pool spends handing out
+one task and taking its result back (a local Ray, two actors, empty tasks).
+The scaling model (docs/scaling.md) is built from them and printed last.
 """
 
 from __future__ import annotations
@@ -30,13 +33,16 @@ import time
 from pathlib import Path
 
 import numpy as np
+from deap import cma
 
 from evolution.algorithms import make_toolbox, record
 from evolution.config import from_preset, with_settings
 from evolution.evaluate import GENERATION, Task, dice_seed, play_task, reference_scores
+from evolution.individual import Individual
 from evolution.run import evolve, start
 from evolution.state import new_state, save_checkpoint
 
+LARGE = 512  # the CMA-ES update is also timed at this population, for the model's population term
 BACKENDS = {"workers 1": dict(workers=1), "workers 2": dict(workers=2), "ray 2": dict(backend="ray", workers=2)}
 
 
@@ -49,6 +55,21 @@ def seconds_per_generation(settings: dict, generations: int) -> tuple[list[float
         evolve(start(config, run_dir), run_dir, lambda state, entry: marks.append(time.perf_counter()))
     gaps = np.diff(marks).tolist()
     return gaps[1:], gaps[0]
+
+
+def cma_seconds(state, population: int, repeats: int) -> float:
+    """Seconds of one CMA-ES sample and update of ``population`` individuals (fitness drawn at random)."""
+    strategy = cma.Strategy(centroid=state.strategy.centroid, sigma=0.02, lambda_=population)
+    rng = np.random.default_rng(0)
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        individuals = strategy.generate(Individual)
+        for ind in individuals:
+            ind.fitness.values = (float(rng.normal()),)
+        strategy.update(individuals)
+        times.append(time.perf_counter() - t)
+    return float(np.median(times))
 
 
 def parts(population: int, games: int, repeats: int) -> dict:
@@ -87,6 +108,7 @@ def parts(population: int, games: int, repeats: int) -> dict:
             times["checkpoint"].append(time.perf_counter() - t)
     seconds = {k: float(np.median(v[1:])) for k, v in times.items()}
     return {
+        "large_population": LARGE, "large_update_seconds": cma_seconds(state, LARGE, repeats),
         "population": population, "games": games, "genome_size": int(genomes.shape[1]),
         "seconds": seconds,
         "seconds_per_individual": seconds["play"] / population,
@@ -95,6 +117,52 @@ def parts(population: int, games: int, repeats: int) -> dict:
         "bytes_back": len(pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)),
         "load": os.getloadavg(),
     }
+
+
+def dispatch_seconds(tasks: int = 400) -> float:
+    """Seconds per task of the Ray actor pool on a local Ray with two actors, for tasks that do nothing."""
+    from evolution.backends import ActorPool, ray_session
+
+    with ray_session(2, "") as ray:
+        pool = ActorPool(ray, 2, 1)
+        pool.map(len, [b""] * 10)  # the actors are up
+        started = time.perf_counter()
+        pool.map(len, [b""] * tasks)
+        seconds = (time.perf_counter() - started) / tasks
+        pool.close()
+    return seconds
+
+
+def model(parts: dict, cores: tuple[int, ...] = (1, 8, 64, 512),
+          shapes: tuple[tuple[int, int], ...] = ((50, 200), (512, 200), (512, 1000), (4096, 1000)),
+          bandwidth: float = 125e6) -> list[dict]:
+    """Seconds per generation and parallel efficiency on ``cores`` for (population, games) ``shapes``.
+
+    T(W) = serial + ceil(P / W) * games * game + W * dispatch + bytes / bandwidth, where ``game`` is one
+    game of one individual, ``serial`` the driver's part (expectimax scales with the games, the CMA-ES
+    sample and update grow linearly in the population through the two measured points, the hall of
+    fame and checkpoint are taken as measured), ``dispatch`` a task's round trip through the actor pool
+    (one task per core, at most one per individual) and ``bytes`` what a generation's tasks and
+    outcomes weigh (sent at 1 Gbit/s).
+    """
+    s = parts["seconds"]
+    small = s["generate"] + s["update"]
+    per_individual_update = (parts["large_update_seconds"] - small) / (parts["large_population"] - parts["population"])
+    game = s["play"] / (parts["population"] * parts["games"])
+    expectimax_game = s["expectimax"] / parts["games"]
+    fixed = s["hall_of_fame"] + s["checkpoint"]
+    per_individual_bytes = (parts["bytes_out"] + parts["bytes_back"]) / parts["population"]
+    rows = []
+    for population, games in shapes:
+        serial = fixed + expectimax_game * games + small + per_individual_update * (population - parts["population"])
+        one = serial + population * games * game
+        for w in cores:
+            seconds = (serial + -(-population // w) * games * game + min(w, population) * parts["dispatch_seconds"]
+                       + population * per_individual_bytes * games / parts["games"] / bandwidth)
+            rows.append({"population": population, "games": games, "cores": w, "seconds": round(seconds, 2),
+                         "serial_share": round(serial / seconds, 3),
+                         "efficiency": round(one / (w * seconds), 3)})
+    return rows
 
 
 def main() -> None:
@@ -107,7 +175,13 @@ def main() -> None:
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--skip-parts", action="store_true")
     group.add_argument("--parts-only", action="store_true")
+    group.add_argument("--model", metavar="FILE", help="print the model from a saved parts line and stop")
     args = parser.parse_args()
+    if args.model:
+        parts_ = json.loads(Path(args.model).read_text())["parts"]
+        for row in model(parts_):
+            print(json.dumps(row))
+        return
     if not args.parts_only:
         results: dict[str, list[float]] = {name: [] for name in BACKENDS}
         for round_ in range(args.rounds):
@@ -121,7 +195,10 @@ def main() -> None:
                           "ray_over_workers_2": means["ray 2"] / means["workers 2"],
                           "workers_1_over_workers_2": means["workers 1"] / means["workers 2"]}), flush=True)
     if not args.skip_parts:
-        print(json.dumps({"parts": parts(args.population, args.games, args.repeats)}), flush=True)
+        measured = {**parts(args.population, args.games, args.repeats), "dispatch_seconds": dispatch_seconds()}
+        print(json.dumps({"parts": measured}), flush=True)
+        for row in model(measured):
+            print(json.dumps(row))
 
 
 if __name__ == "__main__":
