@@ -142,23 +142,24 @@ def model(parts: dict, cores: tuple[int, ...] = (1, 8, 64, 512),
     game of one individual, ``serial`` the driver's part (expectimax scales with the games, the CMA-ES
     sample and update grow linearly in the population through the two measured points, the hall of
     fame and checkpoint are taken as measured), ``dispatch`` a task's round trip through the actor pool
-    (one task per core, at most one per individual) and ``bytes`` what a generation's tasks and
-    outcomes weigh (sent at 1 Gbit/s).
+    (one task per core, at most one per individual) and ``bytes`` what a generation's tasks (per
+    individual) and outcomes (per individual and game) weigh, sent at 1 Gbit/s.
     """
     s = parts["seconds"]
     small = s["generate"] + s["update"]
-    per_individual_update = (parts["large_update_seconds"] - small) / (parts["large_population"] - parts["population"])
+    per_individual_update = max(0.0, (parts["large_update_seconds"] - small)
+                                / (parts["large_population"] - parts["population"]))
     game = s["play"] / (parts["population"] * parts["games"])
     expectimax_game = s["expectimax"] / parts["games"]
     fixed = s["hall_of_fame"] + s["checkpoint"]
-    per_individual_bytes = (parts["bytes_out"] + parts["bytes_back"]) / parts["population"]
+    out_bytes, back_bytes = parts["bytes_out"] / parts["population"], parts["bytes_back"] / parts["population"]
     rows = []
     for population, games in shapes:
         serial = fixed + expectimax_game * games + small + per_individual_update * (population - parts["population"])
         one = serial + population * games * game
         for w in cores:
             seconds = (serial + -(-population // w) * games * game + min(w, population) * parts["dispatch_seconds"]
-                       + population * per_individual_bytes * games / parts["games"] / bandwidth)
+                       + population * (out_bytes + back_bytes * games / parts["games"]) / bandwidth)
             rows.append({"population": population, "games": games, "cores": w, "seconds": round(seconds, 2),
                          "serial_share": round(serial / seconds, 3),
                          "efficiency": round(one / (w * seconds), 3)})
