@@ -42,11 +42,15 @@ class SearchGuidedPlayer(ExpectimaxPlayer):
         self.scale = score_scale(layout)
         self.name = name
 
-    def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
-        games = np.asarray(games, dtype=np.int64)
+    def corrections(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
+        """The network's ``(d, w)`` of every cell of ``games``, shape (G, 2, C, R)."""
         lay = batch.layout
         out, rows = network_outputs(self.forward, batch, games, self.cell_values, False)
         out = out[rows].astype(np.float64)
         adjust = out.reshape(len(games), 2, lay.n_columns, lay.n_rows)
         adjust[:, 0] *= self.scale
-        return self.search(batch, games, adjust)
+        return adjust
+
+    def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
+        games = np.asarray(games, dtype=np.int64)
+        return self.search(batch, games, self.corrections(batch, games))

@@ -14,7 +14,7 @@ import sys
 
 from yamb.errors import YambError
 
-COMMANDS = ("score", "simulate", "bench", "play", "expected-scores", "solve", "compare", "evolve", "export", "sweep")
+COMMANDS = ("score", "simulate", "bench", "play", "expected-scores", "solve", "compare", "evolve", "export", "sweep", "serve")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,79 @@
+"""The screenshots of docs/web.md, taken in headless Chromium from a real ``yamb serve``.
+
+A yamb game against the shipped bot is played to its ninth turn through the
+API (the person following the bot's hints), then shown in the page at the
+person's first roll with a hint asked for; a game played to its end shows the
+summary; the runs page shows the runs under ``--runs`` (default: a made-up
+demo run, ``tests/web_helpers.make_run``).
+
+    python -m scripts.web_screenshots --runs runs --out docs/web
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from tests.web_helpers import chromium, make_run, start_server
+
+
+def follow_hints(server, state: dict, turns: int | None) -> dict:
+    """Play the game's person by the bot's hints (the bots by their steps) for ``turns`` of the person's
+    turns, or to the end."""
+    gid = state["id"]
+    while not state["over"] and (turns is None or state["turn"] <= turns or state["to_move"] != 0):
+        if state["seats"][state["to_move"]]["bot"]:
+            state = server.post(f"/api/games/{gid}/bot")
+            continue
+        hint = server.get(f"/api/games/{gid}/hint")
+        move = {"kind": hint["kind"]}
+        move.update({"keep": hint["keep"]} if hint["kind"] == "roll" else {"column": hint["column"], "row": hint["row"]})
+        state = server.post(f"/api/games/{gid}/moves", move)
+    return state
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=Path, default=None, help="runs directory to show (default: a demo run)")
+    parser.add_argument("--out", type=Path, default=Path("docs/web"), help="where the PNG files go")
+    parser.add_argument("--seed", type=int, default=2026, help="dice seed of the games shown")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        runs = args.runs
+        if runs is None:
+            runs = tmp / "runs"
+            make_run(runs)
+        server = start_server(tmp / "games.sqlite3", runs)
+        try:
+            seats = [{"name": "You"}, {"name": "best", "bot": "best"}]
+            state = server.post("/api/games", {"preset": "yamb", "seed": args.seed, "seats": seats})
+            state = follow_hints(server, state, turns=8)
+            over = follow_hints(server, server.post("/api/games", {"preset": "yatzy", "seed": args.seed,
+                                                                   "seats": seats}), turns=None)
+            with chromium(tmp / "profile") as page:
+                page.goto(f"{server.url}/#g={state['id']}")
+                page.get_by_test_id("hint").click()
+                page.wait_for_selector("[data-testid=hint-box]:not([hidden])")
+                for die in page.locator(".die.suggest").all():
+                    die.click()
+                time.sleep(0.3)
+                page.screenshot(path=args.out / "game.png", full_page=True)
+                page.goto(f"{server.url}/#g={over['id']}")
+                page.wait_for_selector("[data-testid=summary]:not([hidden])")
+                page.screenshot(path=args.out / "game-over.png", full_page=True)
+                page.goto(f"{server.url}/runs")
+                page.wait_for_selector("[data-testid=runs] .card, [data-testid=runs] .empty")
+                time.sleep(0.5)
+                page.screenshot(path=args.out / "runs.png", full_page=True)
+        finally:
+            server.stop()
+    print(f"wrote {args.out}/game.png, game-over.png, runs.png")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,190 @@
+"""The JSON the API takes and gives, as typed models (they make ``/openapi.json``)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Name = Field(min_length=1, max_length=40)
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SeatIn(Strict):
+    """A place at the table: a person (no ``bot``) or a bot (a registered name or ``run:NAME``)."""
+
+    name: str = Name
+    bot: str | None = Field(default=None, max_length=120)
+
+
+class NewGame(Strict):
+    """A new game: the rules, the table and who sits at it (people first is the usual order)."""
+
+    preset: str = Field(default="yamb", max_length=20)
+    dice: int | None = Field(default=None, ge=1, le=10)
+    joker: str | None = Field(default=None, max_length=20)
+    columns: list[str] | None = Field(default=None, min_length=1, max_length=12)
+    seats: list[SeatIn] = Field(min_length=1, max_length=6)
+    seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
+
+
+class MoveIn(Strict):
+    """A person's move: keep ``keep`` (faces) and roll the other dice, or fill or announce a cell."""
+
+    kind: Literal["roll", "fill", "announce"]
+    keep: list[int] = Field(default_factory=list, max_length=6)
+    column: str | None = Field(default=None, max_length=40)
+    row: str | None = Field(default=None, max_length=40)
+
+
+class CellOut(BaseModel):
+    column: str
+    row: str
+
+
+class CellScore(CellOut):
+    score: int
+
+
+class CellValue(CellOut):
+    value: float
+
+
+class Step(BaseModel):
+    """One move as the log shows it: who, what (``roll`` with the faces kept, ``fill``, ``announce``)
+    and the dice after it (a roll) or before it (a fill, an announcement)."""
+
+    n: int
+    player: int
+    turn: int
+    kind: Literal["roll", "fill", "announce"]
+    kept: list[int] = []
+    dice: list[int]
+    column: str | None = None
+    row: str | None = None
+    score: int | None = None
+
+
+class Seat(BaseModel):
+    """A player's place and sheet: ``table`` maps column labels to rows (computed rows included) to
+    scores, ``None`` while open."""
+
+    name: str
+    bot: str | None
+    table: dict[str, dict[str, int | None]]
+    score: int
+    yahtzee_bonus: int
+
+
+class SheetRow(BaseModel):
+    name: str
+    number: int | None  # fillable rows are numbered from 1; computed rows have none
+
+
+class Standing(BaseModel):
+    player: int
+    name: str
+    score: int
+    place: int
+
+
+class Summary(BaseModel):
+    """The end of a game: players by score, the winners and a sentence that says it."""
+
+    standings: list[Standing]
+    winners: list[str]
+    text: str
+
+
+class GameOut(BaseModel):
+    """A game as the page draws it. ``fillable`` (what the dice score in each cell the mover may
+    fill) and ``announceable`` are given while a person is to move."""
+
+    id: str
+    preset: str
+    dice_count: int
+    joker: str | None
+    kinds: list[str]
+    columns: list[str]
+    rows: list[str]
+    sheet_rows: list[SheetRow]
+    seed: int
+    seats: list[Seat]
+    over: bool
+    moves: int
+    to_move: int | None
+    turn: int
+    turns_per_player: int
+    roll: int
+    rolls_allowed: int
+    dice: list[int]
+    can_roll: bool
+    must_announce: bool
+    announced: CellOut | None
+    must_answer: CellOut | None
+    fillable: list[CellScore]
+    announceable: list[CellOut]
+    log: list[Step]
+    summary: Summary | None
+
+
+class HintOut(BaseModel):
+    """What a bot would do in the mover's place, and its value of every open cell (None for a bot
+    that keeps no values)."""
+
+    bot: str
+    kind: Literal["roll", "fill", "announce"]
+    keep: list[int] = []
+    column: str | None = None
+    row: str | None = None
+    text: str
+    values: list[CellValue] | None
+
+
+class PresetOut(BaseModel):
+    name: str
+    rows: list[str]
+    columns: list[str]
+    dice: list[int]
+    jokers: list[str]
+
+
+class RunOut(BaseModel):
+    name: str
+    generations: int
+    has_best: bool
+    bot: str
+    updated: float
+    settings: dict
+
+
+class Options(BaseModel):
+    """What a new game may be made of."""
+
+    presets: list[PresetOut]
+    column_kinds: list[str]
+    bots: list[str]
+    default_bot: str
+    runs: list[RunOut]
+    max_players: int
+
+
+class CurvePoint(BaseModel):
+    gen: float
+    avg: float | None = None
+    std: float | None = None
+    min: float | None = None
+    max: float | None = None
+    expectimax: float | None = None
+
+
+class RunDetail(RunOut):
+    curve: list[CurvePoint]
+    table: dict | None
+
+
+class ErrorOut(BaseModel):
+    detail: str
