@@ -37,7 +37,7 @@ from deap import cma
 
 from evolution.algorithms import make_toolbox, record
 from evolution.config import from_preset, with_settings
-from evolution.evaluate import GENERATION, Task, dice_seed, play_task, reference_scores
+from evolution.evaluate import GENERATION, Task, dice_seed, init_worker, play_task, reference_scores
 from evolution.individual import Individual
 from evolution.run import evolve, start
 from evolution.state import new_state, save_checkpoint
@@ -75,6 +75,7 @@ def cma_seconds(state, population: int, repeats: int) -> float:
 def parts(population: int, games: int, repeats: int) -> dict:
     """Seconds of the parts of one ``full`` generation in one process, and its bytes."""
     config = with_settings(from_preset("full"), {"population": population, "games": games, "final_games": 10})
+    init_worker(1)  # one torch and numba thread, as in a run's worker
     state = new_state(config)
     toolbox = make_toolbox(state)
     seed = dice_seed(config.seed, GENERATION, 0)
