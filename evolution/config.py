@@ -9,6 +9,7 @@ below), then command-line overrides. The run directory keeps the result as
 from __future__ import annotations
 
 import json
+import math
 import tomllib
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -21,6 +22,12 @@ ALGORITHMS = ("ga", "cma")
 BACKENDS = ("processes", "ray")  # where the games are played (evolution/backends.py)
 CROSSOVERS = ("blend", "sbx")
 CMA_MAX_WEIGHTS = 2000  # CMA-ES keeps a full covariance matrix: n^2 memory, n^3 time per generation
+MAX_SEED = 2**64 - 1  # the engine's seeds are unsigned 64-bit integers
+MAX_HIDDEN = 4096  # units of a hidden layer
+MAX_LAYERS = 8  # hidden layers
+MAX_POPULATION_WEIGHTS = 200_000_000  # population x weights per network, held in memory as float64
+MAX_GAMES_PER_BATCH = 10_000_000  # population x games, and final_games x candidates: the games played at once
+LIMITS = {"generations": 1_000_000, "hall_of_fame": 1_000, "tournament": 1_000, "workers": 1_024, "threads": 1_024}
 
 
 class ConfigError(YambError):
@@ -73,7 +80,15 @@ class EvolveConfig:
 
     def validate(self) -> EvolveConfig:
         """``self``, or a ``ConfigError`` naming the first impossible setting."""
+        floats = [f.name for f in fields(self) if f.type == "float" and not math.isfinite(getattr(self, f.name))]
+        large = [name for name, limit in LIMITS.items() if getattr(self, name) > limit]
         checks = [
+            (not floats, f"{', '.join(floats)} must be a finite number, not {getattr(self, floats[0]) if floats else ''}"),
+            (not large, f"{large[0] if large else ''} must be at most {LIMITS[large[0]] if large else 0:,}"),
+            (self.population * self.games <= MAX_GAMES_PER_BATCH
+             and self.final_games * (self.hall_of_fame + 1) <= MAX_GAMES_PER_BATCH,
+             f"population x games and final_games x (hall_of_fame + 1) must be at most {MAX_GAMES_PER_BATCH:,} "
+             f"(the games played at once)"),
             (self.player in KINDS, f"player must be one of {', '.join(KINDS)}, not {self.player!r}"),
             (self.algorithm in ALGORITHMS, f"algorithm must be one of {', '.join(ALGORITHMS)}, not {self.algorithm!r}"),
             (self.crossover in CROSSOVERS, f"crossover must be one of {', '.join(CROSSOVERS)}, not {self.crossover!r}"),
@@ -88,10 +103,11 @@ class EvolveConfig:
             (self.blend_alpha >= 0 and self.sbx_eta >= 0, "blend_alpha and sbx_eta must be >= 0"),
             (self.hall_of_fame >= 1, "hall_of_fame must be at least 1"),
             (self.workers >= 1 and self.threads >= 1, "workers and threads must be at least 1"),
-            (self.seed >= 0, "seed must be >= 0"),
+            (0 <= self.seed <= MAX_SEED, "seed must be from 0 to 2**64-1"),
             (self.backend in BACKENDS, f"backend must be one of {', '.join(BACKENDS)}, not {self.backend!r}"),
             (self.backend == "ray" or not self.ray_address, "ray_address applies to backend ray only"),
-            (bool(self.hidden) and all(h >= 1 for h in self.hidden), "hidden must list positive layer sizes"),
+            (1 <= len(self.hidden) <= MAX_LAYERS and all(1 <= h <= MAX_HIDDEN for h in self.hidden),
+             f"hidden must list 1 to {MAX_LAYERS} layer sizes from 1 to {MAX_HIDDEN}"),
             (0 <= self.played <= 1, "played must lie between 0 and 1"),
             (self.played == 0 or self.player == "guided", "played applies to the guided player only"),
             (self.bonus in BONUS_MODELS, f"bonus must be one of {', '.join(BONUS_MODELS)}, not {self.bonus!r}"),

@@ -20,6 +20,7 @@ from robo_players.neural.build import population_player
 from robo_players.neural.networks import NetSpec
 from robo_players.simulate import simulate
 from yamb.engine import GameBatch
+from yamb.errors import IllegalMoveError
 
 GENERATION, FINAL = 0, 1  # purposes of dice seeds
 
@@ -56,7 +57,12 @@ def play_task(task: Task) -> Outcome:
     batch = GameBatch(layout, members * task.games, seed=task.seed,
                       streams=np.tile(np.arange(task.games, dtype=np.uint64), members))
     player = population_player(task.spec, task.genomes, task.cell_values)
-    scores = play(batch, [player], check=False)[:, 0]
+    try:
+        scores = play(batch, [player], check=False)[:, 0]
+    except IllegalMoveError as error:  # networks play unchecked: a NaN or infinite output chooses no action
+        bad = int((~np.isfinite(task.genomes).all(axis=1)).sum())
+        raise IllegalMoveError(f"{error} (a network's output is NaN or infinite; {bad} of the {members} "
+                               f"networks played have non-finite weights)") from None
     cell_sums = batch.cells[:, 0].reshape(len(scores), -1).sum(axis=0, dtype=np.float64)
     return Outcome(scores.reshape(members, task.games), cell_sums)
 

@@ -17,13 +17,13 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
-from evolution.algorithms import GENERATIONS, make_toolbox
+from evolution.algorithms import GENERATIONS, make_toolbox, warm_up
 from evolution.backends import backend_map
 from evolution.config import ConfigError, EvolveConfig, read_toml, to_toml, with_settings
 from evolution.evaluate import init_worker
 from evolution.report import final_check, write_logbook, write_results
 from evolution.state import CHECKPOINT, RunState, load_checkpoint, new_state, save_checkpoint
-from robo_players.neural.files import write_atomically
+from yamb.atomic import remove_temporaries, write_atomically
 
 CONFIG_FILE = "config.toml"
 LOCK_FILE = ".lock"
@@ -68,19 +68,29 @@ def run_lock(run_dir: Path, create: bool = True) -> Iterator[None]:
 
 
 def start(config: EvolveConfig, run_dir: Path) -> RunState:
-    """A new run in ``run_dir`` (which must not hold one already)."""
+    """A new run in ``run_dir`` (which must not hold one already; temporary files of a run killed
+    before its first checkpoint are deleted)."""
     if (run_dir / CHECKPOINT).exists():
         raise ConfigError(f"{run_dir} already holds a run; resume it with --resume {run_dir}")
+    remove_temporaries(run_dir)
     state = new_state(config.validate())
     write_atomically(run_dir / CONFIG_FILE, lambda tmp: tmp.write_text(to_toml(config)))
     return state
 
 
 def resume(run_dir: Path, changes: dict) -> RunState:
-    """The run saved in ``run_dir``, with ``changes`` to the settings a resume may change."""
+    """The run saved in ``run_dir``, with ``changes`` to the settings a resume may change.
+
+    A run stopped before its first checkpoint starts again from its ``config.toml``. The
+    temporary files of interrupted writes are deleted, and the logbook is rewritten from
+    the checkpoint's (a run stopped between the two writes loses no row).
+    """
     other = sorted(set(changes) - set(RESUMABLE))
     if other:
         raise ConfigError(f"a resumed run keeps its settings; only {', '.join(RESUMABLE)} may change, not {', '.join(other)}")
+    if not (run_dir / CHECKPOINT).exists() and (run_dir / CONFIG_FILE).is_file():
+        return start(with_settings(with_settings(EvolveConfig(), read_toml(run_dir / CONFIG_FILE)), changes), run_dir)
+    remove_temporaries(run_dir)
     state = load_checkpoint(run_dir)
     saved = with_settings(EvolveConfig(), read_toml(run_dir / CONFIG_FILE))
     if replace(saved, **{k: getattr(state.config, k) for k in RESUMABLE}) != state.config:
@@ -89,6 +99,7 @@ def resume(run_dir: Path, changes: dict) -> RunState:
         changes = {"ray_address": "", **changes}  # the cluster of a ray run is left behind
     state.config = with_settings(state.config, changes).validate()
     write_atomically(run_dir / CONFIG_FILE, lambda tmp: tmp.write_text(to_toml(state.config)))
+    write_logbook(state, run_dir)
     return state
 
 
@@ -103,8 +114,10 @@ def evolve(state: RunState, run_dir: Path, report: Report | None = None) -> dict
     with backend_map(c) as map_function:
         toolbox = make_toolbox(state, map_function)
         generation = GENERATIONS[c.algorithm]
+        compile_seconds = warm_up(state, toolbox) if state.generation < c.generations else 0.0
         while state.generation < c.generations:
             entry = generation(state, toolbox)
+            entry["compile_seconds"], compile_seconds = compile_seconds, 0.0
             save_checkpoint(state, run_dir)
             write_logbook(state, run_dir)
             if report is not None:

@@ -6,10 +6,15 @@ logbook, the cell values of the next generation and every random state (the
 run's numpy generator for variation, Python's ``random`` for DEAP's selection
 and ``numpy.random`` for ``cma.Strategy``). It is written atomically after
 every generation, so ``--resume`` continues exactly where a run stopped.
+
+The file is one header line, ``yamb-checkpoint <version> sha256 <hex digest>``,
+then the pickled payload; a payload that does not match its digest (a damaged
+file) is refused before it is unpickled.
 """
 
 from __future__ import annotations
 
+import hashlib
 import pickle
 import random
 from dataclasses import dataclass, replace
@@ -18,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from deap import cma, tools
 
-from evolution.config import CMA_MAX_WEIGHTS, ConfigError, EvolveConfig
+from evolution.config import CMA_MAX_WEIGHTS, MAX_POPULATION_WEIGHTS, ConfigError, EvolveConfig
 from evolution.individual import Individual
 from robo_players.cell_values import cell_model
 from robo_players.neural.bots import BOTS_DIR, bot_name
@@ -30,7 +35,8 @@ from yamb.layout import layout
 from yamb.rules import rules
 
 CHECKPOINT = "checkpoint.pkl"
-CHECKPOINT_VERSION = 1
+CHECKPOINT_VERSION = 2  # 2: a header line with the payload's SHA-256; logbook gen from 1
+CHECKPOINT_MAGIC = b"yamb-checkpoint"
 
 
 class CheckpointError(YambError):
@@ -104,6 +110,9 @@ def new_state(config: EvolveConfig) -> RunState:
             f"CMA-ES keeps a full covariance matrix: {genome_size(net):,} weights is too many "
             f"(at most {CMA_MAX_WEIGHTS:,}); use algorithm = \"ga\" or smaller hidden layers"
         )
+    if config.population * genome_size(net) > MAX_POPULATION_WEIGHTS:
+        raise ConfigError(f"population x weights is {config.population * genome_size(net):,}, more than "
+                          f"{MAX_POPULATION_WEIGHTS:,}; use a smaller population or smaller hidden layers")
     random.seed(config.seed)
     np.random.seed(config.seed % 2**32)
     rng = np.random.default_rng(config.seed)
@@ -119,7 +128,8 @@ def new_state(config: EvolveConfig) -> RunState:
         noise = rng.standard_normal((config.population - 1, start[0].size)) * config.mutation_sigma
         population = [Individual(start[0])] + [Individual(start[0] + n) for n in noise]
     logbook = tools.Logbook()
-    logbook.header = ["gen", "evals", "avg", "std", "min", "max", "expectimax", "seconds"]
+    logbook.header = ["gen", "individuals", "games", "avg", "std", "min", "max", "expectimax", "seconds",
+                      "compile_seconds"]
     return RunState(
         config=config, spec=spec, generation=0, population=population, strategy=strategy,
         hall_of_fame=tools.HallOfFame(config.hall_of_fame, similar=np.array_equal),
@@ -128,16 +138,12 @@ def new_state(config: EvolveConfig) -> RunState:
 
 
 def save_checkpoint(state: RunState, run_dir: Path) -> None:
-    """Pickle ``state`` with the current global random states, atomically."""
+    """Pickle ``state`` with the current global random states, behind its SHA-256, atomically."""
     state.python_random = random.getstate()
     state.numpy_random = np.random.get_state()
-    payload = {"version": CHECKPOINT_VERSION, "state": state}
-
-    def write(tmp: Path) -> None:
-        with open(tmp, "wb") as f:
-            pickle.dump(payload, f, protocol=pickle.HIGHEST_PROTOCOL)
-
-    write_atomically(run_dir / CHECKPOINT, write)
+    payload = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+    header = b"%s %d sha256 %s\n" % (CHECKPOINT_MAGIC, CHECKPOINT_VERSION, hashlib.sha256(payload).hexdigest().encode())
+    write_atomically(run_dir / CHECKPOINT, lambda tmp: tmp.write_bytes(header + payload))
 
 
 def load_checkpoint(run_dir: Path) -> RunState:
@@ -145,14 +151,22 @@ def load_checkpoint(run_dir: Path) -> RunState:
     path = Path(run_dir) / CHECKPOINT
     if not path.is_file():
         raise CheckpointError(f"{run_dir}: no checkpoint to resume from ({CHECKPOINT} is missing)")
+    header, _, payload = path.read_bytes().partition(b"\n")
+    words = header.split()
+    if len(words) != 4 or words[0] != CHECKPOINT_MAGIC or words[2] != b"sha256":
+        raise CheckpointError(f"{path}: damaged checkpoint, or one of a version before {CHECKPOINT_VERSION} "
+                              f"(no checksum); start a new run")
+    if words[1] != str(CHECKPOINT_VERSION).encode():
+        raise CheckpointError(f"{path}: checkpoint version {words[1].decode(errors='replace')}, "
+                              f"this program reads {CHECKPOINT_VERSION}")
+    if hashlib.sha256(payload).hexdigest().encode() != words[3]:
+        raise CheckpointError(f"{path}: damaged checkpoint (its content does not match its SHA-256)")
     try:
-        with open(path, "rb") as f:
-            payload = pickle.load(f)
-        version, state = payload["version"], payload["state"]
-    except Exception as error:  # noqa: BLE001 - any failure to read the file means it is damaged
+        state = pickle.loads(payload)
+    except Exception as error:  # noqa: BLE001 - a payload that matches its digest but does not load
         raise CheckpointError(f"{path}: damaged checkpoint ({type(error).__name__})") from None
-    if version != CHECKPOINT_VERSION or not isinstance(state, RunState):
-        raise CheckpointError(f"{path}: checkpoint version {version!r}, this program reads {CHECKPOINT_VERSION}")
+    if not isinstance(state, RunState):
+        raise CheckpointError(f"{path}: not a checkpoint of yamb evolve")
     random.setstate(state.python_random)
     np.random.set_state(state.numpy_random)
     return state

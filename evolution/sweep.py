@@ -116,7 +116,7 @@ def retry_failed(study: optuna.Study) -> None:
 def work(directory: Path, settings: SweepSettings, trials: int, worker: int,
          progress: Progress | None = None) -> None:
     """One worker: run trials from the shared study until ``trials`` are finished."""
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    optuna.logging.set_verbosity(optuna.logging.ERROR)  # a failed trial ends the sweep with its error, in one line
     space = settings.space
     study = load_study(directory, settings)
     # two sweeps on one study never share a sampler seed, even when started at the same moment

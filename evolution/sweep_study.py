@@ -164,7 +164,7 @@ def hide_password(url: str) -> str:
 def make_pruner(name: str, max_generations: int) -> optuna.pruners.BasePruner:
     """The median or Hyperband pruner over generations (or none)."""
     if name == "median":
-        return optuna.pruners.MedianPruner(n_startup_trials=4, n_warmup_steps=1)
+        return optuna.pruners.MedianPruner(n_startup_trials=4, n_warmup_steps=2)  # steps: generations done
     if name == "hyperband":
         return optuna.pruners.HyperbandPruner(min_resource=1, max_resource=max_generations, reduction_factor=3)
     return optuna.pruners.NopPruner()

@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from expected_scores.exact import row_result
+from yamb.atomic import write_atomically
 from yamb.errors import YambError
 from yamb.presets import PRESETS
 from yamb.rules import rules
@@ -72,7 +73,7 @@ def write(tables: dict[str, pd.DataFrame], out_dir: Path) -> list[Path]:
     paths = []
     for key, (filename, options) in FILES.items():
         path = out_dir / filename
-        tables[key].to_csv(path, index=False, **options)
+        write_atomically(path, lambda tmp, key=key, options=options: tables[key].to_csv(tmp, index=False, **options))
         paths.append(path)
     return paths
 

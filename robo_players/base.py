@@ -7,6 +7,7 @@ from typing import Protocol
 import numpy as np
 
 from yamb.engine import GameBatch
+from yamb.errors import IllegalMoveError
 
 
 class Player(Protocol):
@@ -24,13 +25,26 @@ class Player(Protocol):
 def play(batch: GameBatch, seats: list[Player], check: bool = True) -> np.ndarray:
     """Play every game of ``batch`` to the end; ``seats[p]`` moves for player p.
 
-    Returns the final scores, shape (N, P).
+    Returns the final scores, shape (N, P). A player's illegal action (without
+    ``check``: one out of range) is an ``IllegalMoveError`` naming the player, and
+    so is a game still going after the most steps a legal game takes: an
+    unchecked player's illegal actions never end a game in a loop.
     """
-    if len(seats) != batch.layout.players:
-        raise ValueError(f"{len(seats)} players for a table of {batch.layout.players}")
-    while not batch.done.all():
+    lay = batch.layout
+    if len(seats) != lay.players:
+        raise ValueError(f"{len(seats)} players for a table of {lay.players}")
+    rolls = max(lay.rules.rolls, lay.rules.spec.last_turn_rolls)
+    most_steps = lay.players * lay.n_cells * (rolls + 1)  # a turn: announce, keep (rolls - 1 times), fill
+    for _ in range(most_steps + 1):  # every game not done takes at least one step per round
+        if batch.done.all():
+            return batch.scores()
         for p, player in enumerate(seats):
             games = np.flatnonzero(~batch.done & (batch.player == p))
             if len(games):
-                batch.step(player.act(batch, games), games, check=check)
-    return batch.scores()
+                try:
+                    batch.step(player.act(batch, games), games, check=check)
+                except IllegalMoveError as error:
+                    raise IllegalMoveError(f"player {player.name}: {error}") from None
+    stuck = seats[int(batch.player[np.flatnonzero(~batch.done)[0]])]
+    raise IllegalMoveError(f"player {stuck.name}: a game is not over after {most_steps:,} steps, the most a "
+                           f"legal game takes (illegal actions, played unchecked?)")

@@ -40,7 +40,7 @@ def stop_after(generations: int):
 
 def outputs(run_dir: Path) -> tuple:
     """What a finished run wrote that must not depend on how it was run."""
-    logbook = pd.read_csv(run_dir / "logbook.csv").drop(columns="seconds")
+    logbook = pd.read_csv(run_dir / "logbook.csv").drop(columns=["seconds", "compile_seconds"])  # wall times
     best = load_weights(run_dir / "best.pt")
     with np.load(run_dir / "hall_of_fame.npz") as hall:
         genomes = hall["genomes"]

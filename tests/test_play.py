@@ -245,11 +245,12 @@ def test_hints_flag_shows_the_bot_advice_at_every_decision() -> None:
     ("args", "needle"),
     [
         (["--humans", "0", "--bots", "0"], "someone must play"),
-        (["--humans", "-1"], "must not be negative"),
+        (["--humans", "-1"], "argument --humans: '-1' is not a whole number from 0 to 64"),
         (["--bot", "nobody", "--humans", "0"], "unknown player 'nobody'"),
         (["--columns", "down,sideways"], "unknown column kind 'sideways'"),
         (["--columns", "counter_announce", "--bots", "0"], "counter_announce columns need at least two players"),
-        (["--load", "no-such-file.json"], "cannot read no-such-file.json"),
+        (["--load", "no-such-file.json"], "argument --load: no such file: no-such-file.json"),
+        (["--load", "/dev/zero"], "argument --load: /dev/zero is not a regular file"),
         (["--load", str(ROOT / "pyproject.toml")], "pyproject.toml is not a saved game (not JSON)"),
     ],
 )

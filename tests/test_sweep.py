@@ -73,9 +73,9 @@ def test_sweep_resumes_after_an_interruption_and_its_best_trial_reproduces(
     # the retry resumed the interrupted run: every generation played and reported once
     generations = retry.params["generations"]
     logbook = pd.read_csv(directory / retry.user_attrs[RUN_DIR] / "logbook.csv")
-    assert list(logbook.gen) == list(range(generations))
-    assert sorted(retry.intermediate_values) == list(range(generations))
-    assert retry.intermediate_values[0] == failed.intermediate_values[0]
+    assert list(logbook.gen) == list(range(1, generations + 1))
+    assert sorted(retry.intermediate_values) == list(range(1, generations + 1))
+    assert retry.intermediate_values[1] == failed.intermediate_values[1]
     # each trial has its own run directory, and no two complete trials drew the same settings
     assert len({t.user_attrs[RUN_DIR] for t in everything}) == trials
     assert len({tuple(sorted(t.params.items())) for t in everything if t.state == TrialState.COMPLETE}) == trials
@@ -91,7 +91,7 @@ def test_a_pruned_trial_stops_its_run_after_the_saved_generation(tmp_path: Path)
     study.optimize(lambda trial: objective(trial, tmp_path, TINY, seed=0), n_trials=1)
     (trial,) = study.trials
     assert trial.state == TrialState.PRUNED
-    assert list(trial.intermediate_values) == [0]
+    assert list(trial.intermediate_values) == [1]
     run_dir = tmp_path / trial.user_attrs[RUN_DIR]
     assert load_checkpoint(run_dir).generation == 1
     assert not (run_dir / "summary.json").exists()
@@ -163,7 +163,9 @@ def test_cli_sweeps_and_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         (["report", "{tmp}/nothing"], "is not a sweep directory"),
         (["report", "{tmp}", "--seed", "1"], "takes DIR and --top, not --seed"),
         (["{tmp}/a", "{tmp}/b"], "one sweep directory, not 2"),
-        (["{tmp}/s", "--trials", "0"], "--trials and --workers must be at least 1"),
+        (["{tmp}/s", "--trials", "0"], "argument --trials: '0' is not a whole number from 1 to 1,000,000"),
+        (["{tmp}/s", "--seed", "-1"], "argument --seed: '-1' is not a whole number from 0 to 2**64-1"),
+        (["{tmp}/s", "--storage", "{tmp}"], "is a directory, not a file"),
         (["{tmp}/s", "--pruner", "best"], "unknown pruner 'best'"),
         (["{tmp}/s", "--preset", "huge"], "unknown sweep preset 'huge'"),
         (["{tmp}/s", "--storage", "nosuchdb://x"], "cannot open storage"),

@@ -208,8 +208,9 @@ class GameBatch:
         """Apply one action to each game in ``games`` (default: every game not done).
 
         With ``check`` an illegal action raises ``IllegalMoveError`` naming the rule
-        it breaks, before any game is changed; without it nothing is checked, not
-        even the game indices.
+        it breaks, before any game is changed; without it only the actions' range
+        is checked (an action outside ``0 .. n_actions - 1`` would never end its
+        game), not the rules, nor even the game indices.
         """
         if games is None:
             games = np.flatnonzero(~self.done)
@@ -219,6 +220,9 @@ class GameBatch:
         with threads_for(len(games)):
             if check:
                 self._check(games, actions)
+            elif len(actions) and not 0 <= actions.min() <= actions.max() < self.layout.n_actions:
+                bad = actions[(actions < 0) | (actions >= self.layout.n_actions)][0]
+                raise IllegalMoveError(f"action {bad} is out of range 0..{self.layout.n_actions - 1}")
             kernels.apply(games, actions, *self._state, self._consts)
 
     def _check(self, games: np.ndarray, actions: np.ndarray) -> None:

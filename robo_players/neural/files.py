@@ -16,10 +16,7 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import uuid
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +26,7 @@ import torch
 from robo_players.neural.networks import NetSpec
 from robo_players.neural.population import genome_of, load_genome
 from yamb import __version__
+from yamb.atomic import write_atomically
 from yamb.errors import YambError
 
 FORMATS = ("pt", "safetensors", "onnx", "npz")
@@ -65,21 +63,6 @@ class NeuralWeights:
 
     def network(self) -> torch.nn.Module:
         return load_genome(self.spec.build(), self.genome)
-
-
-def write_atomically(path: Path, write: Callable[[Path], None]) -> None:
-    """Call ``write(tmp)`` on a temporary file next to ``path``, then move it into place."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
-    try:
-        write(tmp)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # some writers (safetensors) create files readable by their owner only
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def format_of(path: Path) -> str:

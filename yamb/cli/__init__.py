@@ -3,7 +3,8 @@
 Each subcommand module defines ``HELP`` (one line), ``add_arguments(parser)``
 and ``run(args) -> int``; heavy imports happen inside ``run`` so that the
 program starts fast. A ``YambError`` (bad input) becomes a one-line message and
-exit code 2.
+exit code 2; so do an operating-system error (a full disk, a path of the wrong kind) and
+running out of memory, named in one line instead of a traceback.
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ import argparse
 import importlib
 import sys
 
+from yamb.cli.options import Parser
 from yamb.errors import YambError
 
 COMMANDS = ("score", "simulate", "bench", "play", "expected-scores", "solve", "compare", "evolve", "export", "sweep", "serve")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="yamb", description="Yamb, Yatzy and Yahtzee: engine, solver, players and evolution."
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -32,15 +34,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as done:  # --help, or a bad argument (its one-line error is printed)
+        return int(done.code or 0)
     try:
         return int(args.run(args) or 0)
     except YambError as error:
-        print(f"yamb {args.command}: error: {error}", file=sys.stderr)
-        return 2
+        return _fail(args.command, str(error))
+    except OSError as error:
+        where = "".join(f": {name}" for name in (error.filename, error.filename2) if name is not None)
+        return _fail(args.command, f"{error.strerror or error}{where}")
+    except MemoryError:
+        return _fail(args.command, "out of memory; ask for fewer games, smaller batches or smaller networks")
     except KeyboardInterrupt:
         print(f"yamb {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _fail(command: str, message: str) -> int:
+    print(f"yamb {command}: error: {message}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

@@ -6,6 +6,9 @@ import argparse
 import json
 import time
 
+from yamb.cli import options
+from yamb.cli.options import arg
+
 HELP = "measure engine throughput (random legal play, games per second)"
 
 # (JSON key, preset, check every action): every case plays the preset's default table.
@@ -19,11 +22,11 @@ CASES = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--games", type=int, default=100_000, help="games per measurement (default 100000)")
-    parser.add_argument("--batch-size", type=int, default=20_000, help="games per batch (default 20000)")
-    parser.add_argument("--repeat", type=int, default=3,
+    parser.add_argument("--games", type=arg(options.games), default=100_000, help="games per measurement (default 100000)")
+    parser.add_argument("--batch-size", type=arg(options.batch_size), default=20_000, help="games per batch (default 20000)")
+    parser.add_argument("--repeat", type=arg(options.integer(1, 100)), default=3,
                         help="each number is the best of this many measurements (default 3)")
-    parser.add_argument("--threads", type=int, default=None,
+    parser.add_argument("--threads", type=arg(options.whole_number), default=None,
                         help="numba threads (default: all cores; 1 is faster on a busy machine)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -51,9 +54,6 @@ def run(args: argparse.Namespace) -> int:
 
     from yamb.errors import YambError
 
-    for name in ("games", "batch_size", "repeat"):
-        if getattr(args, name) < 1:
-            raise YambError(f"--{name.replace('_', '-')} must be at least 1")
     if args.threads is not None and not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
         raise YambError(f"--threads must be from 1 to {numba.config.NUMBA_NUM_THREADS}")
     threads = numba.get_num_threads()

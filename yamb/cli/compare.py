@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from yamb.cli.options import add_table_arguments, layout_from
+from yamb.cli import options
+from yamb.cli.options import add_table_arguments, arg, layout_from
 
 HELP = "play the same games with several players and compare them (mean, sem, rows, wins, paired differences, Mann-Whitney U)"
 
@@ -13,11 +14,11 @@ HELP = "play the same games with several players and compare them (mean, sem, ro
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("players", nargs="+", metavar="PLAYER", help="player names or weights files, e.g. greedy smart expectimax best.pt")
     add_table_arguments(parser)
-    parser.add_argument("--games", type=int, default=10_000, help="games per player (default 10000)")
-    parser.add_argument("--seed", type=int, default=0, help="dice seed, the same for every player (default 0)")
-    parser.add_argument("--batch-size", type=int, default=20_000, help="games per batch")
+    parser.add_argument("--games", type=arg(options.integer(2, options.MAX_GAMES)), default=10_000, help="games per player (default 10000)")
+    parser.add_argument("--seed", type=arg(options.seed), default=0, help="dice seed, the same for every player (default 0)")
+    parser.add_argument("--batch-size", type=arg(options.batch_size), default=20_000, help="games per batch")
     parser.add_argument("--json", action="store_true", help="print one JSON object keyed by player name")
-    parser.add_argument("--plot", metavar="FILE.png", help="save a histogram of the scores")
+    parser.add_argument("--plot", metavar="FILE.png", type=arg(options.plot_file), help="save a histogram of the scores")
 
 
 def _tables(report: dict[str, dict], title: str) -> list:
@@ -83,12 +84,6 @@ def run(args: argparse.Namespace) -> int:
 
     from robo_players.compare import check_names, play_games, report
     from robo_players.registry import make_player
-    from yamb.errors import YambError
-
-    if args.games < 2:
-        raise YambError("--games must be at least 2")
-    if args.batch_size < 1:
-        raise YambError("--batch-size must be at least 1")
     check_names(args.players)
     layout = layout_from(args)
     players = {name: make_player(name, layout) for name in args.players}

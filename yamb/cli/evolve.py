@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import argparse
 
+from yamb.cli import options
+from yamb.cli.options import arg
+
+TYPES = {int: arg(options.whole_number)}  # ASCII digits; evolution/config.py checks the ranges
+
 HELP = "evolve neural players (GA or CMA-ES); writes a run directory, --resume continues one"
 
 OVERRIDES = (  # (flag, setting, type, help)
@@ -27,21 +32,23 @@ OVERRIDES = (  # (flag, setting, type, help)
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", default="quick", help="run preset: quick (default, minutes) or full")
-    parser.add_argument("--config", metavar="FILE", help="TOML file of settings (over the preset)")
+    parser.add_argument("--config", metavar="FILE", type=arg(options.input_file), help="TOML file of settings (over the preset)")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--out", metavar="DIR", help="run directory (default runs/<preset>-<date>-<time>)")
-    where.add_argument("--resume", metavar="DIR", help="continue the run in DIR where it stopped")
+    where.add_argument("--out", metavar="DIR", type=arg(options.output_dir), help="run directory (default runs/<preset>-<date>-<time>)")
+    where.add_argument("--resume", metavar="DIR", type=arg(options.output_dir), help="continue the run in DIR where it stopped")
     for flag, setting, kind, text in OVERRIDES:
-        parser.add_argument(flag, dest=setting, type=kind, default=None, metavar=setting.upper(), help=text)
+        parser.add_argument(flag, dest=setting, type=TYPES.get(kind, kind), default=None, metavar=setting.upper(),
+                            help=text)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="any other setting of evolution/config.py, e.g. --set mutation_sigma=0.02")
 
 
 def _line(state, entry: dict) -> str:
     c = state.config
-    return (f"gen {entry['gen'] + 1:>3}/{c.generations}  best {entry['max']:.1f}  "
+    compiled = f" (and {entry['compile_seconds']:.1f} s compiling)" if entry["compile_seconds"] else ""
+    return (f"gen {entry['gen']:>3}/{c.generations}  best {entry['max']:.1f}  "
             f"mean {entry['avg']:.1f} ± {entry['std']:.1f}  worst {entry['min']:.1f}  "
-            f"expectimax {entry['expectimax']:.1f}  {entry['seconds']:.1f} s")
+            f"expectimax {entry['expectimax']:.1f}  {entry['seconds']:.1f} s{compiled}")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+
+from yamb.cli import options
+from yamb.cli.options import arg
 
 HELP = "exact expected score of every row (one roll; one optimal turn); --out DIR writes the CSV tables"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", default=None, help="yamb, jamb6, yatzy or yahtzee (default: all)")
-    parser.add_argument("--out", type=Path, default=None, help="write the CSV tables into this folder")
+    parser.add_argument("--out", type=arg(options.output_dir), default=None, help="write the CSV tables into this folder")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from yamb.cli import options
+from yamb.cli.options import arg
+
 HELP = "export a run's best player (weights and metadata) as pt, safetensors, onnx or npz"
 
 
@@ -11,7 +14,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("source", metavar="RUN_DIR", help="a run directory of yamb evolve (or a weights file)")
     parser.add_argument("--format", required=True, choices=("pt", "safetensors", "onnx", "npz"),
                         help="file format")
-    parser.add_argument("--out", metavar="FILE", help="output file (default RUN_DIR/best.<format>)")
+    parser.add_argument("--out", metavar="FILE", type=arg(options.output_file), help="output file (default RUN_DIR/best.<format>)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,16 +1,147 @@
-"""Arguments shared by several subcommands: the rules and the table."""
+"""Arguments shared by several subcommands: the rules and the table, and one validator per kind
+of argument (seeds, counts, files and directories to read or write).
+
+A validator is a function of the command-line text that returns the value or raises
+``ArgumentError`` (a ``YambError``) with one line naming the problem; ``arg(check)`` turns
+it into an ``argparse`` type, whose error ``Parser`` prints as one line with exit code 2.
+"""
 
 from __future__ import annotations
 
 import argparse
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import NoReturn, TypeVar
 
+from yamb.errors import YambError
 from yamb.layout import Layout, layout
 from yamb.rules import Rules, rules
+
+T = TypeVar("T")
+MAX_SEED = 2**64 - 1  # the engine's seeds are unsigned 64-bit integers
+MAX_GAMES = 100_000_000  # games of one command: their scores are kept in memory (8 bytes each)
+MAX_BATCH = 1_000_000  # games played at once: a batch holds every game's state in memory
+MAX_WORKERS = 1024
+PLOT_FORMATS = (".png", ".svg", ".pdf")
+
+
+class ArgumentError(YambError):
+    """A command-line value of the wrong kind or out of range."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors are one line (and exit code 2), like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def arg(check: Callable[[str], T]) -> Callable[[str], T]:
+    """``check`` as an ``argparse`` type: its ``ArgumentError`` becomes argparse's message."""
+
+    def convert(text: str) -> T:
+        try:
+            return check(text)
+        except YambError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    convert.__name__ = check.__name__
+    return convert
+
+
+def whole_number(text: str) -> int:
+    """An integer in ASCII digits (``int`` also reads other scripts' digits, such as ``'٣'``)."""
+    if not re.fullmatch(r"\s*[+-]?[0-9]+\s*", text):
+        raise ArgumentError(f"{text!r} is not a whole number")
+    return int(text)
+
+
+def integer(low: int, high: int, high_text: str | None = None) -> Callable[[str], int]:
+    """A validator of whole numbers from ``low`` to ``high`` (``high_text`` names the limit)."""
+
+    def check(text: str) -> int:
+        try:
+            value = whole_number(text)
+        except ArgumentError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise ArgumentError(f"{text!r} is not a whole number from {low:,} to {high_text or f'{high:,}'}")
+        return value
+
+    check.__name__ = "integer"
+    return check
+
+
+seed = integer(0, MAX_SEED, "2**64-1")
+games = integer(1, MAX_GAMES)
+batch_size = integer(1, MAX_BATCH)
+workers = integer(1, MAX_WORKERS)
+
+
+def _nearest_existing(path: Path) -> Path:
+    """``path`` or its nearest ancestor that exists."""
+    path = Path(path).absolute()
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def input_file(text: str) -> Path:
+    """A regular file to read."""
+    path = Path(text)
+    if not path.exists():
+        raise ArgumentError(f"no such file: {path}")
+    if path.is_dir():
+        raise ArgumentError(f"{path} is a directory, not a file")
+    if not path.is_file():
+        raise ArgumentError(f"{path} is not a regular file")
+    return path
+
+
+def output_file(text: str) -> Path:
+    """A file to write (atomically: by a rename into place): a regular file or a new one."""
+    path = Path(text)
+    if not text.strip():
+        raise ArgumentError("an empty file name")
+    if path.is_dir():
+        raise ArgumentError(f"{path} is a directory, not a file")
+    if path.exists() and not path.is_file():
+        raise ArgumentError(f"{path} is not a regular file (a device or a pipe); name a file to write")
+    ancestor = _nearest_existing(path.parent)
+    if not ancestor.is_dir():
+        raise ArgumentError(f"cannot write {path}: {ancestor} is not a directory")
+    return path
+
+
+def plot_file(text: str) -> Path:
+    """An image file to write: a ``.png``, ``.svg`` or ``.pdf`` (matplotlib picks the format by it)."""
+    path = output_file(text)
+    if path.suffix.lower() not in PLOT_FORMATS:
+        raise ArgumentError(f"{path}: a plot is written as {', '.join(PLOT_FORMATS)}, not {path.suffix or 'no suffix'}")
+    return path
+
+
+def output_dir(text: str) -> Path:
+    """A directory to write into: an existing one or a new one."""
+    path = Path(text)
+    if not text.strip():
+        raise ArgumentError("an empty directory name")
+    ancestor = _nearest_existing(path)
+    if not ancestor.is_dir():
+        raise ArgumentError(f"{ancestor} is not a directory" if ancestor == path.absolute()
+                            else f"cannot make {path}: {ancestor} is not a directory")
+    return path
+
+
+def storage(text: str) -> str:
+    """An Optuna storage: a database URL (``scheme://...``), or a journal file to write."""
+    return text if "://" in text else str(output_file(text))
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", default="yamb", help="yamb, jamb6, yatzy or yahtzee (default yamb)")
-    parser.add_argument("--dice", type=int, default=None, help="5 or 6 dice where the preset allows it")
+    parser.add_argument("--dice", type=arg(whole_number), default=None, help="5 or 6 dice where the preset allows it")
     parser.add_argument("--joker", default=None, help="yahtzee joker rule: free (default) or forced")
 
 

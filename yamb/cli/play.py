@@ -4,23 +4,27 @@ from __future__ import annotations
 
 import argparse
 
-from yamb.cli.options import add_table_arguments
+from yamb.cli import options
+from yamb.cli.options import add_table_arguments, arg
+
+TABLE_AND_SEATS = ("preset", "dice", "joker", "columns", "humans", "bots", "seed")  # a saved game has its own
 
 HELP = "play a game in the terminal: people against bots"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_table_arguments(parser)
-    parser.add_argument("--humans", type=int, default=1, help="people at the table (default 1)")
-    parser.add_argument("--bots", type=int, default=1, help="bots at the table (default 1)")
+    parser.set_defaults(preset=None)  # "yamb", unless --load gives the saved game's
+    parser.add_argument("--humans", type=arg(options.integer(0, 64)), default=None, help="people at the table (default 1)")
+    parser.add_argument("--bots", type=arg(options.integer(0, 64)), default=None, help="bots at the table (default 1)")
     parser.add_argument("--bot", default=None, metavar="NAME",
                         help="the bots' player name or weights file (default: the strongest available); "
                              "also gives hints")
-    parser.add_argument("--seed", type=int, default=None, help="dice seed (default: a random one, printed)")
+    parser.add_argument("--seed", type=arg(options.seed), default=None, help="dice seed (default: a random one, printed)")
     parser.add_argument("--hints", action="store_true", help="show what the bot would do at every decision")
-    parser.add_argument("--save", default=None, metavar="FILE",
+    parser.add_argument("--save", default=None, metavar="FILE", type=arg(options.output_file),
                         help="save the game to FILE after every turn and when interrupted")
-    parser.add_argument("--load", default=None, metavar="FILE",
+    parser.add_argument("--load", default=None, metavar="FILE", type=arg(options.input_file),
                         help="resume the game saved in FILE (its table and players; saves go back to FILE "
                              "unless --save is given)")
 
@@ -41,16 +45,22 @@ def run(args: argparse.Namespace) -> int:
     console = Console(highlight=False, markup=False)
     bot = args.bot or default_bot()
     if args.load is not None:
+        given = [name for name in TABLE_AND_SEATS if getattr(args, name) is not None]
+        if given:
+            raise YambError(f"--load plays the saved game's table and seats; drop --{given[0]}")
         snapshot, seat_dicts = read_save(args.load)
         try:
             game = Game.from_dict(snapshot)
-        except (TypeError, AttributeError) as error:  # values of the wrong type; bad values are YambErrors
+        except (YambError, TypeError, AttributeError) as error:  # a bad move, or a value of the wrong type
             raise SaveFileError(f"{args.load} is damaged: {error}") from None
         seats = [Seat(**seat) for seat in seat_dicts]
         console.print(f"resuming {args.load}")
     else:
-        if args.humans < 0 or args.bots < 0 or args.humans + args.bots < 1:
-            raise YambError("--humans and --bots must not be negative, and someone must play")
+        args.preset = args.preset or "yamb"
+        args.humans = 1 if args.humans is None else args.humans
+        args.bots = 1 if args.bots is None else args.bots
+        if args.humans + args.bots < 1:
+            raise YambError("--humans and --bots are both 0: someone must play")
         layout = layout_from(args, players=args.humans + args.bots)
         seed = secrets.randbelow(2**32) if args.seed is None else args.seed
         game = Game(layout.rules, layout.columns, layout.players, seed=seed)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from yamb.cli.options import add_rules_arguments, rules_from
+from yamb.cli.options import ArgumentError, add_rules_arguments, rules_from, whole_number
 from yamb.errors import InvalidDiceError
 
 HELP = "print the score of dice in a row, e.g. yamb score full_house 2 2 3 3 3"
@@ -20,8 +20,9 @@ def run(args: argparse.Namespace) -> int:
     rules = rules_from(args)
     values = []
     for text in args.values:
-        if not text.isdigit():
-            raise InvalidDiceError(f"die value {text!r} is not an integer from 1 to 6")
-        values.append(int(text))
+        try:
+            values.append(whole_number(text))
+        except ArgumentError:
+            raise InvalidDiceError(f"die value {text!r} is not an integer from 1 to 6") from None
     print(rules.score(args.row, values))
     return 0

@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import argparse
 
+from yamb.cli import options
+from yamb.cli.options import arg
+
 HELP = "serve the web page to play the bots and watch evolution runs"
 KEEP_ALIVE_SECONDS = 60
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    parser.add_argument("--db", default=None, metavar="FILE",
+    parser.add_argument("--port", type=arg(options.integer(0, 65535)), default=8000, help="port (default 8000)")
+    parser.add_argument("--db", default=None, metavar="FILE", type=arg(options.output_file),
                         help="SQLite file of the games (default: games.sqlite3 under the user's data directory, "
                              "$XDG_DATA_HOME/yamb or ~/.local/share/yamb)")
     parser.add_argument("--runs", default=None, metavar="DIR",
                         help="directory of evolution runs to show and play (e.g. runs); none by default")
-    parser.add_argument("--max-open-games", type=int, default=1000, help="unfinished games kept at most (default 1000)")
+    parser.add_argument("--max-open-games", type=arg(options.integer(1, 1_000_000)), default=1000, help="unfinished games kept at most (default 1000)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -24,10 +27,6 @@ def run(args: argparse.Namespace) -> int:
 
     from yamb.errors import YambError
 
-    if not 0 <= args.port <= 65535:
-        raise YambError(f"--port must be from 0 to 65535, not {args.port}")
-    if args.max_open_games < 1:
-        raise YambError(f"--max-open-games must be at least 1, not {args.max_open_games}")
     if args.runs is not None and not Path(args.runs).is_dir():
         raise YambError(f"--runs {args.runs} is not a directory")
 

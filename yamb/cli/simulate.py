@@ -6,7 +6,8 @@ import argparse
 import json
 import time
 
-from yamb.cli.options import add_table_arguments, layout_from
+from yamb.cli import options
+from yamb.cli.options import add_table_arguments, arg, layout_from
 
 HELP = "play N solitaire games with a player and print score statistics"
 
@@ -15,9 +16,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_table_arguments(parser)
     parser.add_argument("--player", default="random",
                         help="player name (default random) or a weights file (.pt, .safetensors, .onnx, .npz)")
-    parser.add_argument("--games", type=int, default=10_000, help="number of games (default 10000)")
-    parser.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
-    parser.add_argument("--batch-size", type=int, default=20_000, help="games per batch")
+    parser.add_argument("--games", type=arg(options.games), default=10_000, help="number of games (default 10000)")
+    parser.add_argument("--seed", type=arg(options.seed), default=0, help="dice seed (default 0)")
+    parser.add_argument("--batch-size", type=arg(options.batch_size), default=20_000, help="games per batch")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -28,10 +29,6 @@ def run(args: argparse.Namespace) -> int:
 
     from robo_players.registry import make_player
     from robo_players.simulate import simulate, summary
-    from yamb.errors import YambError
-
-    if args.games < 1:
-        raise YambError("--games must be at least 1")
     layout = layout_from(args)
     player = make_player(args.player, layout)
     start = time.perf_counter()

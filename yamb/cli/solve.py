@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from yamb.cli.options import add_table_arguments
+from yamb.cli import options
+from yamb.cli.options import add_table_arguments, arg
 
 HELP = "solve a one-column table exactly (yatzy, yahtzee; or one down/up column) and print its optimum"
 
@@ -13,9 +14,9 @@ HELP = "solve a one-column table exactly (yatzy, yahtzee; or one down/up column)
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_table_arguments(parser)
     parser.add_argument("--cached", action="store_true", help="reuse a cached solution instead of solving")
-    parser.add_argument("--games", type=int, default=0,
+    parser.add_argument("--games", type=arg(options.integer(0, options.MAX_GAMES)), default=0,
                         help="also play N games optimally on the engine and summarize the scores")
-    parser.add_argument("--seed", type=int, default=0, help="dice seed of those games (default 0)")
+    parser.add_argument("--seed", type=arg(options.seed), default=0, help="dice seed of those games (default 0)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -24,11 +25,7 @@ def run(args: argparse.Namespace) -> int:
     from expected_scores.solve import cache_path, solve, table_kind
     from robo_players.simulate import simulate, summary
     from yamb.cli.options import rules_from
-    from yamb.errors import YambError
     from yamb.layout import layout
-
-    if args.games < 0:
-        raise YambError("--games must not be negative")
 
     columns = None if args.columns is None else [c.strip() for c in args.columns.split(",") if c.strip()]
     rules = rules_from(args)

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import argparse
 
+from yamb.cli import options
+from yamb.cli.options import arg
+
 HELP = "sweep evolution settings with Optuna (yamb sweep [DIR] --trials N; yamb sweep report DIR)"
 DEFAULT_TRIALS = 20
 DEFAULT_TOP = 10
@@ -16,18 +19,18 @@ DEFAULT_TOP = 10
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("words", nargs="*", metavar="[report] DIR",
                         help="the sweep directory (default sweeps/<preset>); 'report DIR' shows a sweep")
-    parser.add_argument("--trials", type=int, default=None,
+    parser.add_argument("--trials", type=arg(options.integer(1, 1_000_000)), default=None,
                         help=f"finished (complete or pruned) trials to reach (default {DEFAULT_TRIALS})")
-    parser.add_argument("--workers", type=int, default=None, help="worker processes on this machine (default 1)")
-    parser.add_argument("--storage", default=None,
+    parser.add_argument("--workers", type=arg(options.workers), default=None, help="worker processes on this machine (default 1)")
+    parser.add_argument("--storage", default=None, type=arg(options.storage),
                         help="Optuna RDB URL (postgresql://..., sqlite:///...) or journal file path "
                              "(default DIR/sweep.db)")
     parser.add_argument("--pruner", default=None, help="median (default), hyperband or none")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the sampler and of every run (default 0)")
+    parser.add_argument("--seed", type=arg(options.seed), default=None, help="seed of the sampler and of every run (default 0)")
     parser.add_argument("--preset", default=None, help="search space: quick (default, minutes) or full (hours)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="an evolution setting every trial keeps, e.g. --set game=yatzy (new sweeps)")
-    parser.add_argument("--top", type=int, default=DEFAULT_TOP, help=f"best trials shown (default {DEFAULT_TOP})")
+    parser.add_argument("--top", type=arg(options.integer(1, 1_000_000)), default=DEFAULT_TOP, help=f"best trials shown (default {DEFAULT_TOP})")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,10 +38,8 @@ def run(args: argparse.Namespace) -> int:
 
     from evolution.sweep_study import SweepError
 
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    optuna.logging.set_verbosity(optuna.logging.ERROR)  # a failed trial's error ends the sweep in one line
     words = list(args.words)
-    if args.top < 1:
-        raise SweepError("--top must be at least 1")
     if words[:1] == ["report"]:
         if len(words) != 2:
             raise SweepError("usage: yamb sweep report DIR")
@@ -51,18 +52,19 @@ def run(args: argparse.Namespace) -> int:
         return report(args, words[1])
     if len(words) > 1:
         raise SweepError(f"one sweep directory, not {len(words)}: {' '.join(words)}")
-    return sweep(args, words[0] if words else None)
+    return sweep(args, None if not words else str(options.output_dir(words[0])))
 
 
 def sweep(args: argparse.Namespace, directory: str | None) -> int:
     from pathlib import Path
 
+    import optuna
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from evolution.config import parse_assignment
     from evolution.sweep import run_sweep
-    from evolution.sweep_study import settle_settings
+    from evolution.sweep_study import SweepError, settle_settings
 
     path = Path(directory or f"sweeps/{args.preset or 'quick'}")
     fixed = dict(parse_assignment(text) for text in args.set)
@@ -83,6 +85,10 @@ def sweep(args: argparse.Namespace, directory: str | None) -> int:
                 progress.update(task, completed=finished, description=note)
 
             study = run_sweep(path, settings, trials, args.workers or 1, show)
+    except optuna.exceptions.StorageInternalError as error:  # e.g. "database or disk is full"
+        while error.__cause__ is not None or error.__context__ is not None:
+            error = error.__cause__ or error.__context__
+        raise SweepError(f"the storage {settings.storage or path / 'sweep.db'} failed: {error}") from None
     except KeyboardInterrupt:
         console.print(f"interrupted; continue with: yamb sweep {path} --trials {trials}")
         raise

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from yamb.atomic import WriteError, write_atomically
 from yamb.errors import YambError
 
 FORMAT = "yamb-play"
@@ -19,19 +18,15 @@ class SaveFileError(YambError):
 
 
 def write_save(path: str | Path, game: dict[str, Any], seats: list[dict[str, Any]]) -> None:
-    """Write a game snapshot and its seats to ``path`` (a temporary file, then a rename)."""
+    """Write a game snapshot and its seats to ``path``, atomically, in an existing directory."""
     path = Path(path)
     data = {"format": FORMAT, "version": VERSION, "game": game, "seats": seats}
-    tmp = None
+    if not path.parent.is_dir():
+        raise SaveFileError(f"cannot save the game to {path}: {path.parent} is not a directory")
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w") as out:
-            json.dump(data, out, indent=1)
-        os.replace(tmp, path)
-    except OSError as error:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
-        raise SaveFileError(f"cannot save the game to {path}: {error.strerror}") from None
+        write_atomically(path, lambda tmp: tmp.write_text(json.dumps(data, indent=1)))
+    except WriteError as error:
+        raise SaveFileError(f"cannot save the game to {path}: {error.reason}") from None
 
 
 def read_save(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
