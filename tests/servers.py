@@ -1,5 +1,9 @@
 """Real servers for the tests, on 127.0.0.1 only, started here and stopped by the pids started here.
 
+``loopback_network``: a network namespace whose only interface is the
+loopback, entered by the test for as long as Ray runs. Ray turns
+``127.0.0.1`` into the machine's own address (its raylet and GCS listen on
+every interface), so its tests run where no other address exists.
 ``ray_cluster``: a head node and a second node, each ``ray start ... --block``
 in its own session with one CPU, its own ports and its own temporary
 directory. ``postgres_server``: a PostgreSQL cluster made by ``initdb`` in a
@@ -9,6 +13,7 @@ run as root), on a free port, its unix socket in that directory.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import secrets
 import shutil
@@ -16,6 +21,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -26,6 +32,47 @@ from tests.conftest import require_binary
 
 START_SECONDS = 90.0
 OBJECT_STORE_BYTES = 100 * 2**20
+
+
+CLONE_NEWNET = 0x40000000
+
+
+def _setns(path: str) -> None:
+    """Move this thread (and the processes it starts from now on) into the network namespace at ``path``."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        if ctypes.CDLL(None, use_errno=True).setns(fd, CLONE_NEWNET) != 0:
+            raise OSError(ctypes.get_errno(), f"setns {path}: {os.strerror(ctypes.get_errno())}")
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def loopback_network() -> Iterator[None]:
+    """Run the block (and every process it starts) in a new network namespace with only ``lo`` up;
+    skipped without ``ip`` or the right to make one, failed instead under ``YAMB_REQUIRE_SERVERS=1``."""
+    ip = require_binary("ip")
+    name = f"yamb-test-{os.getpid()}-{secrets.token_hex(3)}"
+    made = subprocess.run([ip, "netns", "add", name], capture_output=True, text=True)
+    if made.returncode != 0:
+        import pytest
+
+        message = f"cannot make a network namespace for Ray (root and iproute2 needed): {made.stderr.strip()}"
+        if os.environ.get("YAMB_REQUIRE_SERVERS") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    home = os.open(f"/proc/{os.getpid()}/task/{threading.get_native_id()}/ns/net", os.O_RDONLY)
+    try:
+        subprocess.run([ip, "-n", name, "link", "set", "lo", "up"], check=True, capture_output=True)
+        _setns(f"/var/run/netns/{name}")
+        try:
+            yield
+        finally:
+            if ctypes.CDLL(None, use_errno=True).setns(home, CLONE_NEWNET) != 0:
+                raise OSError(ctypes.get_errno(), "cannot return to the test's network namespace")
+    finally:
+        os.close(home)
+        subprocess.run([ip, "netns", "delete", name], capture_output=True)
 
 
 def free_port() -> int:
@@ -146,6 +193,7 @@ def ray_cluster() -> Iterator[RayCluster]:
     port = free_port()
     address = f"127.0.0.1:{port}"
     with ExitStack() as stack:
+        stack.enter_context(loopback_network())
         stack.callback(shutil.rmtree, root, ignore_errors=True)
         head = _ray_node(ray, ["--head", "--port", str(port), "--include-dashboard=false",
                                "--ray-client-server-port", str(free_port())],

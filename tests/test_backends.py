@@ -17,7 +17,7 @@ from evolution.run import evolve, resume, start
 from evolution.state import load_checkpoint
 from robo_players.neural.files import load_weights
 from tests.conftest import require_binary
-from tests.servers import free_port
+from tests.servers import free_port, loopback_network
 from yamb.cli import main
 
 # the command (``yamb evolve --preset quick --generations 5 --seed 4``), on a smaller population
@@ -51,7 +51,8 @@ def test_one_process_two_processes_and_ray_give_the_same_run(tmp_path: Path) -> 
     require_binary("ray")
     assert main(["evolve", *RUN, "--workers", "1", "--out", str(tmp_path / "one")]) == 0
     assert main(["evolve", *RUN, "--workers", "2", "--out", str(tmp_path / "two")]) == 0
-    done = yamb("evolve", *RUN, "--backend", "ray", "--workers", "2", "--out", str(tmp_path / "ray"))
+    with loopback_network():  # the local Ray instance listens on 127.0.0.1 only
+        done = yamb("evolve", *RUN, "--backend", "ray", "--workers", "2", "--out", str(tmp_path / "ray"))
     assert done.returncode == 0, done.stderr
     assert_same_run(tmp_path / "one", tmp_path / "two")
     assert_same_run(tmp_path / "one", tmp_path / "ray")
