@@ -19,6 +19,8 @@ OVERRIDES = (  # (flag, setting, type, help)
     ("--seed", "seed", int, "seed of every random choice (dice, initial weights, variation)"),
     ("--workers", "workers", int, "worker processes playing parts of the population"),
     ("--threads", "threads", int, "torch and numba threads per process (default 1)"),
+    ("--backend", "backend", str, "processes (default: this machine) or ray (a Ray cluster or a local Ray)"),
+    ("--ray-address", "ray_address", str, "backend ray: join the cluster at HOST:PORT (default: a local Ray)"),
     ("--player", "player", str, "neural player kind: direct or guided"),
     ("--algorithm", "algorithm", str, "ga or cma"),
     ("--game", "game", str, "game preset: yamb, jamb6, yatzy or yahtzee"),
