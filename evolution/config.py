@@ -120,9 +120,12 @@ class EvolveConfig:
 
 
 PRESETS: dict[str, dict] = {
-    # a few minutes on two cores: direct-policy networks visibly improve from their start
-    "quick": dict(player="direct", hidden=[16], algorithm="ga", population=80, games=60,
-                  generations=100, elite=2, final_games=1000),
+    # about three minutes on two cores: the search-guided player, from expectimax, visibly improved by CMA-ES
+    "quick": dict(player="guided", hidden=[4], algorithm="cma", population=16, games=100, cma_sigma=0.03,
+                  generations=60, hall_of_fame=2, final_games=1000, workers=2),
+    # minutes: the network alone (no search at play time) evolved from random weights by a GA
+    "direct": dict(player="direct", hidden=[16], algorithm="ga", population=80, games=60,
+                   generations=100, elite=2, final_games=1000),
     # the long run: the search-guided player, improved from expectimax-played by CMA-ES (hours; add --workers)
     "full": dict(player="guided", hidden=[8], played=0.6, algorithm="cma", population=50, games=200,
                  generations=150, cma_sigma=0.02, final_games=10000),

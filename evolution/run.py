@@ -23,6 +23,7 @@ from evolution.config import ConfigError, EvolveConfig, read_toml, to_toml, with
 from evolution.evaluate import init_worker
 from evolution.report import final_check, write_logbook, write_results
 from evolution.state import CHECKPOINT, RunState, load_checkpoint, new_state, save_checkpoint
+from evolution.verdict import play_verdict
 from yamb.atomic import remove_temporaries, write_atomically
 
 CONFIG_FILE = "config.toml"
@@ -124,4 +125,6 @@ def evolve(state: RunState, run_dir: Path, report: Report | None = None) -> dict
                 report(state, entry)
         started = time.perf_counter()
         check = final_check(state, toolbox)
-    return write_results(state, check, run_dir, time.perf_counter() - started)
+        check_seconds = time.perf_counter() - started
+        verdict = play_verdict(state, toolbox, check.members[check.best], run_dir)
+    return write_results(state, check, run_dir, check_seconds, verdict)
