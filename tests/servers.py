@@ -134,11 +134,17 @@ def kill_tree(process: subprocess.Popen, sig: int = signal.SIGKILL) -> list[int]
     return pids
 
 
-def wait_for(check, what: str, seconds: float = START_SECONDS) -> None:
+def wait_for(check, what: str, seconds: float = START_SECONDS, log: Path | None = None,
+             process: subprocess.Popen | None = None) -> None:
+    """Poll ``check`` until it is true; a timeout, or ``process`` ending first, names ``what`` and
+    quotes the end of ``log``."""
     deadline = time.monotonic() + seconds
     while not check():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{what} did not come up in {seconds:.0f} s")
+        ended = process is not None and process.poll() is not None
+        if ended or time.monotonic() > deadline:
+            tail = "".join(log.read_text(errors="replace").splitlines(True)[-15:]) if log and log.exists() else ""
+            what += f" ended (exit code {process.returncode})" if ended else f" did not come up in {seconds:.0f} s"
+            raise TimeoutError(what + (f"; its log ends:\n{tail}" if tail else ""))
         time.sleep(0.5)
 
 
@@ -195,15 +201,15 @@ def ray_cluster() -> Iterator[RayCluster]:
     with ExitStack() as stack:
         stack.enter_context(loopback_network())
         stack.callback(shutil.rmtree, root, ignore_errors=True)
-        head = _ray_node(ray, ["--head", "--port", str(port), "--include-dashboard=false",
-                               "--ray-client-server-port", str(free_port())],
+        head = _ray_node(ray, ["--head", "--port", str(port), "--include-dashboard=false"],
                          env, root / "head", root / "head.log")
         stack.callback(kill_tree, head)
-        wait_for(lambda: _listening(port), f"the Ray head at {address} (log {root / 'head.log'})")
+        wait_for(lambda: _listening(port), f"the Ray head at {address}", log=root / "head.log", process=head)
         worker = _ray_node(ray, ["--address", address], env, root / "node2", root / "node2.log")
         stack.callback(kill_tree, worker)
         cluster = RayCluster(address, env, head, worker, root)
-        wait_for(lambda: _nodes_alive(ray, address, env) == 2, f"the second Ray node (log {root / 'node2.log'})")
+        wait_for(lambda: _nodes_alive(ray, address, env) == 2, "the second Ray node", log=root / "node2.log",
+                 process=worker)
         yield cluster
 
 
