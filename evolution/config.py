@@ -19,6 +19,7 @@ from robo_players.neural.networks import KINDS
 from yamb.errors import YambError
 
 ALGORITHMS = ("ga", "cma")
+BACKENDS = ("processes", "ray")  # where the games are played (evolution/backends.py)
 CROSSOVERS = ("blend", "sbx")
 CMA_MAX_WEIGHTS = 2000  # CMA-ES keeps a full covariance matrix: n^2 memory, n^3 time per generation
 MAX_SEED = 2**64 - 1  # the engine's seeds are unsigned 64-bit integers
@@ -74,6 +75,8 @@ class EvolveConfig:
     seed: int = 0
     workers: int = 1
     threads: int = 1
+    backend: str = "processes"
+    ray_address: str = ""  # backend ray: the cluster to join ("": a local Ray for the run)
 
     def validate(self) -> EvolveConfig:
         """``self``, or a ``ConfigError`` naming the first impossible setting."""
@@ -101,6 +104,8 @@ class EvolveConfig:
             (self.hall_of_fame >= 1, "hall_of_fame must be at least 1"),
             (self.workers >= 1 and self.threads >= 1, "workers and threads must be at least 1"),
             (0 <= self.seed <= MAX_SEED, "seed must be from 0 to 2**64-1"),
+            (self.backend in BACKENDS, f"backend must be one of {', '.join(BACKENDS)}, not {self.backend!r}"),
+            (self.backend == "ray" or not self.ray_address, "ray_address applies to backend ray only"),
             (1 <= len(self.hidden) <= MAX_LAYERS and all(1 <= h <= MAX_HIDDEN for h in self.hidden),
              f"hidden must list 1 to {MAX_LAYERS} layer sizes from 1 to {MAX_HIDDEN}"),
             (0 <= self.played <= 1, "played must lie between 0 and 1"),
@@ -115,9 +120,12 @@ class EvolveConfig:
 
 
 PRESETS: dict[str, dict] = {
-    # a few minutes on two cores: direct-policy networks visibly improve from their start
-    "quick": dict(player="direct", hidden=[16], algorithm="ga", population=80, games=60,
-                  generations=100, elite=2, final_games=1000),
+    # about three minutes on two cores: the search-guided player, from expectimax, visibly improved by CMA-ES
+    "quick": dict(player="guided", hidden=[4], algorithm="cma", population=16, games=100, cma_sigma=0.03,
+                  generations=60, hall_of_fame=2, final_games=1000, workers=2),
+    # minutes: the network alone (no search at play time) evolved from random weights by a GA
+    "direct": dict(player="direct", hidden=[16], algorithm="ga", population=80, games=60,
+                   generations=100, elite=2, final_games=1000),
     # the long run: the search-guided player, improved from expectimax-played by CMA-ES (hours; add --workers)
     "full": dict(player="guided", hidden=[8], played=0.6, algorithm="cma", population=50, games=200,
                  generations=150, cma_sigma=0.02, final_games=10000),

@@ -4,7 +4,8 @@ A ``Task`` is a chunk of the population with the dice seed of the generation.
 Every member of a task plays the dice streams ``0 .. games-1`` under that seed
 (common random numbers), so a member's scores do not depend on the chunk it
 is in, nor on the number of worker processes. ``toolbox.map`` runs the tasks:
-the builtin ``map`` in the process, or a process pool (``--workers``).
+in the process, in a process pool (``--workers``) or on Ray actors
+(``--backend ray``); see ``evolution/backends.py``.
 """
 
 from __future__ import annotations

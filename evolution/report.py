@@ -22,6 +22,7 @@ from evolution.algorithms import play
 from evolution.evaluate import FINAL, dice_seed, reference_scores
 from evolution.individual import Individual
 from evolution.state import RunState
+from robo_players.compare import paired_difference
 from robo_players.neural.files import NeuralWeights, save_weights, write_atomically
 from robo_players.simulate import summary
 
@@ -77,11 +78,6 @@ def write_logbook(state: RunState, run_dir: Path) -> None:
     write_atomically(run_dir / LOGBOOK_FILE, lambda tmp: frame.to_csv(tmp, index=False))
 
 
-def _paired(a: np.ndarray, b: np.ndarray) -> dict:
-    diff = np.asarray(a, dtype=np.float64) - b
-    return {"mean": float(diff.mean()), "sem": float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else 0.0}
-
-
 def new_axes(height: float = 4.0):
     """A figure and its axes, drawn without a display."""
     import matplotlib
@@ -123,8 +119,9 @@ def plot_scores(best: np.ndarray, reference: np.ndarray, path: Path) -> None:
     save_plot(fig, ax, path, "final score", "games", "final scores on fresh dice")
 
 
-def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_seconds: float) -> dict:
-    """Best weights, hall of fame, plots and summary of a finished run; returns the summary."""
+def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_seconds: float, verdict: dict) -> dict:
+    """Best weights, hall of fame, plots and summary (with ``verdict``, evolution.verdict) of a finished run;
+    returns the summary."""
     c = state.config
     members = check.members
     best, best_scores = members[check.best], check.scores[check.best]
@@ -157,7 +154,8 @@ def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_secon
         "candidates": [{"cma_mean": not m.fitness.valid, "advantage_when_selected": _selected(m),
                         "final_mean": float(s.mean())} for m, s in zip(members, check.scores)],
         "expectimax": summary(check.expectimax),
-        "best_minus_expectimax": _paired(best_scores, check.expectimax),
+        "best_minus_expectimax": paired_difference(best_scores, check.expectimax),
+        "verdict": verdict,
     }
     write_atomically(run_dir / SUMMARY_FILE, lambda tmp: tmp.write_text(json.dumps(result, indent=2) + "\n"))
     return result

@@ -12,23 +12,23 @@ import fcntl
 import os
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
-from multiprocessing import get_context
 from pathlib import Path
 
 from evolution.algorithms import GENERATIONS, make_toolbox, warm_up
+from evolution.backends import backend_map
 from evolution.config import ConfigError, EvolveConfig, read_toml, to_toml, with_settings
 from evolution.evaluate import init_worker
 from evolution.report import final_check, write_logbook, write_results
 from evolution.state import CHECKPOINT, RunState, load_checkpoint, new_state, save_checkpoint
+from evolution.verdict import play_verdict
 from yamb.atomic import remove_temporaries, write_atomically
 
 CONFIG_FILE = "config.toml"
 LOCK_FILE = ".lock"
-RESUMABLE = ("generations", "games", "workers", "threads", "final_games")  # settings a resume may change
+RESUMABLE = ("generations", "games", "workers", "threads", "final_games", "backend", "ray_address")  # settings a resume may change
 
 Report = Callable[[RunState, dict], None]
 
@@ -96,6 +96,8 @@ def resume(run_dir: Path, changes: dict) -> RunState:
     saved = with_settings(EvolveConfig(), read_toml(run_dir / CONFIG_FILE))
     if replace(saved, **{k: getattr(state.config, k) for k in RESUMABLE}) != state.config:
         raise ConfigError(f"{run_dir / CONFIG_FILE} does not match the checkpoint; restore it or start a new run")
+    if changes.get("backend") == "processes":
+        changes = {"ray_address": "", **changes}  # the cluster of a ray run is left behind
     state.config = with_settings(state.config, changes).validate()
     write_atomically(run_dir / CONFIG_FILE, lambda tmp: tmp.write_text(to_toml(state.config)))
     write_logbook(state, run_dir)
@@ -110,12 +112,7 @@ def evolve(state: RunState, run_dir: Path, report: Report | None = None) -> dict
     """
     c = state.config
     init_worker(c.threads)
-    with ExitStack() as stack:
-        map_function = map
-        if c.workers > 1:
-            pool = stack.enter_context(ProcessPoolExecutor(
-                c.workers, mp_context=get_context("spawn"), initializer=init_worker, initargs=(c.threads,)))
-            map_function = pool.map
+    with backend_map(c) as map_function:
         toolbox = make_toolbox(state, map_function)
         generation = GENERATIONS[c.algorithm]
         compile_seconds = warm_up(state, toolbox) if state.generation < c.generations else 0.0
@@ -128,4 +125,6 @@ def evolve(state: RunState, run_dir: Path, report: Report | None = None) -> dict
                 report(state, entry)
         started = time.perf_counter()
         check = final_check(state, toolbox)
-    return write_results(state, check, run_dir, time.perf_counter() - started)
+        check_seconds = time.perf_counter() - started
+        verdict = play_verdict(state, toolbox, check.members[check.best], run_dir)
+    return write_results(state, check, run_dir, check_seconds, verdict)

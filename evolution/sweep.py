@@ -17,18 +17,21 @@ best of a noisy generation is biased upwards, the more so the fewer games an
 evaluation plays. The value is unbiased: every trial's best player plays the
 same ``final_games`` fresh games.
 
-A sweep stops when ``trials`` trials are complete or pruned; running it again
-with a larger number continues it. A trial interrupted by Ctrl-C (or by an
-error) fails; the next start queues a retry with the same parameters, which
+A sweep stops when ``trials`` trial numbers are complete or pruned; running
+it again with a larger number continues it. A trial interrupted by Ctrl-C (or
+by an error) fails and is queued again with the same parameters: the retry
 resumes the run directory from its last checkpoint. A worker killed outright
-leaves its trial running in the storage: with an RDB storage the trial's
-heartbeat stops, and a later trial start fails it and queues the same retry.
+leaves its trial running in the storage until a worker finds its process gone
+(on the same machine) or its heartbeat stale (RDB storages), fails it and
+queues the same retry. ``evolution/sweep_worker.py`` holds the loop that
+makes every trial number end complete or pruned exactly once.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import time
 from collections.abc import Callable
 from multiprocessing import get_context
@@ -46,8 +49,8 @@ from evolution.sweep_study import (
     SweepError, SweepSettings, join_study, load_study, make_pruner, read_settings, retry_callback,
     write_settings,
 )
+from evolution.sweep_worker import DUPLICATE_OF, FINISHED, finished_numbers, trial_number, work_trials
 
-FINISHED = (TrialState.COMPLETE, TrialState.PRUNED)
 TRIALS_DIR = "trials"
 RUN_DIR = "run_dir"  # user attribute of a trial: its run directory, relative to the sweep directory
 POLL_SECONDS = 2.0
@@ -57,7 +60,8 @@ Progress = Callable[[int, str], None]  # (finished trials, what is running)
 
 
 def finished_trials(study: optuna.Study) -> int:
-    return len(study.get_trials(deepcopy=False, states=FINISHED))
+    """Trial numbers complete or pruned (a retried trial counts once, under its original number)."""
+    return len(finished_numbers(study))
 
 
 def _run_dir(directory: Path, trial: optuna.Trial) -> Path:
@@ -95,15 +99,17 @@ def objective(trial: optuna.Trial, directory: Path, space: SearchSpace, seed: in
 def retry_failed(study: optuna.Study) -> None:
     """Queue a retry (same parameters, same run directory) of every failed trial that has none yet.
 
-    A trial fails when Ctrl-C stops its worker, or when an error does (the
-    error stopped the sweep; a fixed program retries). Each trial is retried
+    The worker that fails a trial queues its retry (``sweep_worker``); this
+    catches a failure whose worker died before it could. Each trial is retried
     at most ``sweep_study.MAX_RETRIES`` times.
     """
     trials = study.get_trials(deepcopy=False)
     retried = {n for t in trials for n in t.system_attrs.get("retry_history", [])}
+    alive = {trial_number(t) for t in trials if t.state != TrialState.FAIL}
     retry = retry_callback()
     for t in trials:
-        if t.state == TrialState.FAIL and t.number not in retried:
+        if (t.state == TrialState.FAIL and t.number not in retried and trial_number(t) not in alive
+                and DUPLICATE_OF not in t.system_attrs):
             retry(study, t)
 
 
@@ -113,21 +119,19 @@ def work(directory: Path, settings: SweepSettings, trials: int, worker: int,
     optuna.logging.set_verbosity(optuna.logging.ERROR)  # a failed trial ends the sweep with its error, in one line
     space = settings.space
     study = load_study(directory, settings)
-    seed = np.random.SeedSequence([settings.seed, worker, len(study.trials)]).generate_state(1)[0]
+    # two sweeps on one study never share a sampler seed, even when started at the same moment
+    identity = [int.from_bytes(socket.gethostname().encode()[:16], "big"), os.getpid(), worker, len(study.trials)]
+    seed = np.random.SeedSequence([settings.seed, *identity]).generate_state(1)[0]
     study.sampler = optuna.samplers.TPESampler(seed=int(seed), multivariate=True, group=True)
     study.pruner = make_pruner(settings.pruner, space.generations[1])
     run_seed = study.user_attrs["run_seed"]
 
-    def finished(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
+    def finished(trial: optuna.trial.FrozenTrial) -> None:
         if progress is not None:
             value = f"{trial.value:.1f}" if trial.state == TrialState.COMPLETE else trial.state.name.lower()
-            progress(finished_trials(study), f"trial {trial.number}: {value}")
+            progress(finished_trials(study), f"trial {trial_number(trial)}: {value}")
 
-    if finished_trials(study) < trials:
-        study.optimize(
-            lambda trial: objective(trial, directory, space, run_seed, progress),
-            callbacks=[optuna.study.MaxTrialsCallback(trials, states=FINISHED), finished], gc_after_trial=True,
-        )
+    work_trials(study, lambda trial: objective(trial, directory, space, run_seed, progress), trials, finished)
 
 
 def prepare(directory: Path, settings: SweepSettings) -> optuna.Study:

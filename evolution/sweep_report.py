@@ -11,6 +11,7 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from evolution.sweep import RUN_DIR
+from evolution.sweep_worker import trial_number
 from robo_players.neural.files import write_atomically
 
 PLOTS_DIR = "plots"
@@ -23,7 +24,9 @@ def best_trials(study: optuna.Study, top: int) -> list[FrozenTrial]:
 
 
 def state_counts(study: optuna.Study) -> dict[str, int]:
-    """How many trials are complete, pruned, running, waiting or failed."""
+    """How many trials are complete, pruned, running, waiting or failed. A trial number finishes
+    once (a retry finishes under its original's number), so complete and pruned count trial numbers;
+    failed counts the trials that were retried, or were duplicate copies."""
     return dict(Counter(t.state.name.lower() for t in study.get_trials(deepcopy=False)))
 
 
@@ -36,7 +39,9 @@ def trial_row(trial: FrozenTrial) -> list[str]:
     """Trial number, value ± sem, generations played, parameters and run directory, as text."""
     sem = trial.user_attrs.get("sem")
     value = f"{trial.value:.1f}" + ("" if sem is None else f" ± {sem:.1f}")
-    return [str(trial.number), value, str(len(trial.intermediate_values)), describe_params(trial.params),
+    number = trial_number(trial)
+    shown = str(number) if number == trial.number else f"{number} (retried as {trial.number})"
+    return [shown, value, str(len(trial.intermediate_values)), describe_params(trial.params),
             str(trial.user_attrs.get(RUN_DIR, ""))]
 
 

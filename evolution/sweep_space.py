@@ -1,6 +1,6 @@
 """The search space of a sweep: which evolution settings a trial draws, and from where.
 
-Every trial starts from an evolution preset (``quick`` or ``full``), takes
+Every trial starts from an evolution preset (``direct`` or ``full``), takes
 the space's fixed ``settings`` (``yamb sweep --set game=yatzy``), and
 replaces the settings below with values drawn by Optuna. CMA-ES keeps a full
 covariance matrix, so its networks come from a separate, smaller list of
@@ -64,7 +64,7 @@ class SearchSpace:
 
 SPACES: dict[str, SearchSpace] = {
     # minutes on two cores: small populations, few games, a handful of generations
-    "quick": SearchSpace(base="quick", population=(8, 40), games=(8, 40), generations=(4, 12),
+    "quick": SearchSpace(base="direct", population=(8, 40), games=(8, 40), generations=(4, 12),
                          ga_hidden=("8", "16", "8,8"), cma_hidden=("2", "4"), final_games=500),
     # hours: the evolution preset ``full`` (the search-guided player) and its budgets
     "full": SearchSpace(base="full", population=(32, 256), games=(50, 200), generations=(50, 200),

@@ -11,6 +11,7 @@ study (``join_study``).
 from __future__ import annotations
 
 import json
+import os
 import warnings
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -18,6 +19,7 @@ from pathlib import Path
 import optuna
 from sqlalchemy.exc import SQLAlchemyError
 
+from evolution.backends import CLUSTER_EXTRA
 from evolution.sweep_space import SearchSpace, search_space
 from robo_players.neural.files import write_atomically
 from yamb.errors import YambError
@@ -26,10 +28,12 @@ from yamb.errors import YambError
 warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
 
 SETTINGS_FILE = "sweep.json"
+OBJECTIVE = "final check mean score"  # the study's metric: a complete trial's value (a pruned one has none)
 DEFAULT_DB = "sweep.db"
 PRUNERS = ("median", "hyperband", "none")
-HEARTBEAT_SECONDS = 10  # a running trial's worker writes a heartbeat this often (RDB storages)
-GRACE_SECONDS = 30  # a trial whose heartbeat is older than this is failed, then retried
+HEARTBEAT_SECONDS = 10  # a running trial's worker writes a heartbeat this often (RDB storages) ...
+GRACE_HEARTBEATS = 3  # ... and a trial whose heartbeat is 3 beats old (30 s) is failed, then retried
+HEARTBEAT_VARIABLE = "YAMB_SWEEP_HEARTBEAT"  # environment variable: another heartbeat, in whole seconds
 MAX_RETRIES = 2  # a failed trial is retried (same parameters, resumed run) at most this often
 
 
@@ -107,6 +111,14 @@ def storage_url(directory: Path, settings: SweepSettings) -> str:
     return f"sqlite:///{(Path(directory) / DEFAULT_DB).resolve()}"
 
 
+def heartbeat_seconds() -> int:
+    """The heartbeat interval: ``$YAMB_SWEEP_HEARTBEAT`` or ``HEARTBEAT_SECONDS``."""
+    text = os.environ.get(HEARTBEAT_VARIABLE, str(HEARTBEAT_SECONDS))
+    if not text.isdigit() or int(text) < 1:
+        raise SweepError(f"{HEARTBEAT_VARIABLE}={text!r}: the heartbeat is a whole number of seconds >= 1")
+    return int(text)
+
+
 def retry_callback() -> optuna.storages.RetryHeartbeatStaleTrialCallback:
     """Queues a failed trial again (same parameters, user attributes and reported values)."""
     return optuna.storages.RetryHeartbeatStaleTrialCallback(max_retry=MAX_RETRIES, inherit_intermediate_values=True)
@@ -116,20 +128,37 @@ def open_storage(url: str) -> optuna.storages.BaseStorage:
     """An Optuna storage: an RDB URL (``sqlite:///...``, ``postgresql://...``) or a journal file path.
 
     RDB storages get a heartbeat, so the trial of a killed worker is failed
-    after ``GRACE_SECONDS`` and retried with the same parameters.
+    after the grace period (``GRACE_HEARTBEATS`` heartbeats) and retried with
+    the same parameters.
     """
     if "://" not in url:
         path = Path(url)
         path.parent.mkdir(parents=True, exist_ok=True)
         return optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(str(path)))
     engine = {"connect_args": {"timeout": 60}} if url.startswith("sqlite") else None
+    shown = hide_password(url)
     try:
         return optuna.storages.RDBStorage(
-            url, engine_kwargs=engine, heartbeat_interval=HEARTBEAT_SECONDS, grace_period=GRACE_SECONDS,
+            url, engine_kwargs=engine, heartbeat_interval=heartbeat_seconds(),
+            grace_period=GRACE_HEARTBEATS * heartbeat_seconds(),
             heartbeat_stale_trial_callback=retry_callback(),
         )
-    except (ImportError, ValueError, SQLAlchemyError) as error:
-        raise SweepError(f"cannot open storage {url!r}: {str(error).splitlines()[0]}") from None
+    except ImportError as error:
+        fix = CLUSTER_EXTRA if url.startswith("postgresql") else f"install it ({error})"
+        raise SweepError(f"storage {shown!r} needs a database driver that is not installed: {fix}") from None
+    except (ValueError, SQLAlchemyError) as error:
+        raise SweepError(f"cannot open storage {shown!r}: {str(error).splitlines()[0]}") from None
+
+
+def hide_password(url: str) -> str:
+    """``url`` with its password, if any, as ``***``."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url
 
 
 def make_pruner(name: str, max_generations: int) -> optuna.pruners.BasePruner:
@@ -149,6 +178,8 @@ def join_study(study: optuna.Study, settings: SweepSettings) -> None:
     study's seed, so that all trials play the same dice.
     """
     space = json.loads(json.dumps(asdict(settings.space)))
+    if study.metric_names is None:
+        study.set_metric_names([OBJECTIVE])
     if "space" not in study.user_attrs:
         study.set_user_attr("space", space)
         study.set_user_attr("run_seed", settings.seed)

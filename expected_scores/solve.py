@@ -1,8 +1,9 @@
 """Exact whole-game solvers by table, with the solved values cached on disk.
 
 ``solve(preset, columns, joker)`` picks the solver: one ``free`` column of
-Yatzy or Yahtzee (``expected_scores.solitaire``) or one ``down``/``up`` column
-(``expected_scores.ordered_column``). Solutions are saved as ``.npz`` under
+Yatzy or Yahtzee (``expected_scores.solitaire``), of a preset with a
+difference row (``expected_scores.free_column``), or one ``down``/``up``
+column (``expected_scores.ordered_column``). Solutions are saved as ``.npz`` under
 ``$YAMB_CACHE`` (default ``~/.cache/yamb``), keyed by the rules and checked
 against a digest of the score tables, so a changed rule set is solved again.
 
@@ -24,13 +25,14 @@ from pathlib import Path
 
 import numpy as np
 
+from expected_scores.free_column import FreeColumnSolution, solve_free_column
 from expected_scores.ordered_column import ORDERED_KINDS, ColumnSolution, solve_column
 from expected_scores.solitaire import SolitaireSolution, solve_solitaire
 from yamb.columns import check_kind
 from yamb.errors import UnknownColumnError
 from yamb.rules import Rules, rules as make_rules
 
-Solution = SolitaireSolution | ColumnSolution
+Solution = SolitaireSolution | ColumnSolution | FreeColumnSolution
 CACHE_ENV = "YAMB_CACHE"
 FORMAT = 1
 
@@ -45,10 +47,9 @@ def table_kind(rules: Rules, columns: tuple[str, ...] | list[str] | None) -> str
     kinds = tuple(columns) if columns is not None else rules.default_columns
     for kind in kinds:
         check_kind(kind)
-    solitaire = rules.spec.difference is None and kinds == ("free",)
-    if len(kinds) != 1 or not (solitaire or kinds[0] in ORDERED_KINDS):
+    if len(kinds) != 1 or kinds[0] not in ("free", *ORDERED_KINDS):
         raise UnknownColumnError(
-            f"the exact solver handles one free column of yatzy or yahtzee, or one down or up column "
+            f"the exact solver handles one free column, or one down or up column "
             f"of a preset without jokers; not {','.join(kinds)} for {rules.name}"
         )
     return kinds[0]
@@ -93,8 +94,8 @@ def _load(rules: Rules, kind: str, path: Path, digest: str) -> Solution | None:
         if kind in ORDERED_KINDS:
             return ColumnSolution(rules=rules, kind=kind, keys=f["keys"], values=f["values"],
                                   seconds=float(f["seconds"]))
-        return SolitaireSolution(rules=rules, values=f["values"], seconds=float(f["seconds"]),
-                                 states=int(f["states"]))
+        solution = SolitaireSolution if rules.spec.difference is None else FreeColumnSolution
+        return solution(rules=rules, values=f["values"], seconds=float(f["seconds"]), states=int(f["states"]))
 
 
 def solve(
@@ -114,6 +115,11 @@ def solve(
     path, digest = cache_path(rules, kind), _digest(rules, kind)
     if use_cache and (cached := _load(rules, kind, path, digest)) is not None:
         return cached
-    solution = solve_column(rules, kind) if kind in ORDERED_KINDS else solve_solitaire(rules)
+    if kind in ORDERED_KINDS:
+        solution = solve_column(rules, kind)
+    elif rules.spec.difference is None:
+        solution = solve_solitaire(rules)
+    else:
+        solution = solve_free_column(rules)
     _save(solution, path, digest)
     return solution

@@ -8,7 +8,9 @@ read by one ``pandas.read_csv`` call (see ``FILES``):
 - ``score_distributions.csv``: preset, dice, row, policy, score, probability,
   numerator, denominator;
 - ``one_roll.csv`` and ``one_roll_semicolon.csv`` (``sep=";", decimal=","``):
-  the original project's single-roll table, preset, dice, row, expected, fraction.
+  the single-roll values alone, preset, dice, row, expected, fraction (this
+  project's layout; ``original/`` holds the original project's layout, see
+  ``expected_scores.original_layout``).
 
 ``yamb expected-scores --out DIR`` regenerates them; ``load_table`` reads them.
 """
@@ -23,7 +25,7 @@ from expected_scores.exact import row_result
 from yamb.atomic import write_atomically
 from yamb.errors import YambError
 from yamb.presets import PRESETS
-from yamb.rules import rules
+from yamb.rules import Rules, rules
 
 POLICIES = ("roll", "turn")
 DATA_DIR = Path(__file__).parent
@@ -43,13 +45,18 @@ def preset_dice(presets: list[str] | None = None) -> list[tuple[str, int]]:
     return [(name, d) for name in names for d in PRESETS[name].dice_options]
 
 
+def policy_rolls(r: Rules, policy: str) -> int:
+    """Rolls of a turn under ``policy``: 1 for ``roll``, the preset's rolls for ``turn``."""
+    return 1 if policy == "roll" else r.rolls
+
+
 def compute(presets: list[str] | None = None) -> dict[str, pd.DataFrame]:
     """Every table of ``FILES``, computed exactly, for ``presets`` (default all)."""
     table, dists = [], []
     for name, n_dice in preset_dice(presets):
         r = rules(name, n_dice)
         for policy in POLICIES:
-            rolls = 1 if policy == "roll" else r.rolls
+            rolls = policy_rolls(r, policy)
             for row in r.rows:
                 result = row_result(r, row, rolls)
                 key = {"preset": name, "dice": n_dice, "row": row, "policy": policy}

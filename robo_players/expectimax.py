@@ -123,7 +123,7 @@ def _correct(adjust, i, c, own, lin, num):
 
     ``adjust`` is (outputs, rows, scale): ``outputs[rows[i]]`` holds, for cell
     ``c * R + r`` of the ``CR`` cells, ``d / scale`` at that index and ``w`` at ``CR`` plus it
-    (float32 network outputs, taken to float64 here).
+    (float32 network outputs are taken to float64 here).
 
     The search-guided player's correction (``robo_players.neural.guided``).
     """
@@ -426,9 +426,9 @@ class ExpectimaxPlayer:
         return self._plans[batch]
 
     def search(self, batch: GameBatch, games: np.ndarray, adjust: tuple = NO_CORRECTION) -> np.ndarray:
-        """The actions of ``games`` (int64), cell values corrected by ``adjust``: network outputs
-        (n, 2 CR) float32, the row of each game's outputs (int64), and the scale of the value
-        corrections (see ``_correct``); none by default. On all numba threads."""
+        """The actions of ``games`` (int64), cell values corrected by ``adjust``: (n, 2 CR)
+        ``[d / scale | w]`` per cell (float32 network outputs, or float64), the row of each game's
+        corrections (int64), and ``scale`` (see ``_correct``); none by default. On all numba threads."""
         actions = np.empty(len(games), dtype=np.int64)
         chunks = min(-(-len(games) // BLOCK), CHUNKS_PER_THREAD * get_num_threads())
         _search(games, batch._state, batch._consts, self.tables, *self._plans_of(batch), actions, adjust, chunks)

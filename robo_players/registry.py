@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from robo_players.base import Player
+from robo_players.column_exact import ColumnExactPlayer, column_played
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.greedy import GreedyPlayer
 from robo_players.montecarlo import MonteCarloPlayer
@@ -24,6 +25,8 @@ PLAYERS: dict[str, Callable[[Layout], Player]] = {
     "expectimax": ExpectimaxPlayer,
     "expectimax-played": played_expectimax,
     "expectimax-exact": exact_expectimax,
+    "expectimax-column": ColumnExactPlayer,
+    "expectimax-column-played": column_played,
     "optimal": optimal_player,
     "montecarlo": MonteCarloPlayer,
     "best": load_bot,

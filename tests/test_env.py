@@ -11,7 +11,8 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
 from yamb import multiagent
-from yamb.env import YambEnv
+from expected_scores.tables import load_table
+from yamb.env import YambEnv, longest_game
 from yamb.multiagent import YambAECEnv
 from yamb.errors import IllegalMoveError, UnknownPresetError, YambError
 
@@ -133,18 +134,103 @@ def test_bad_arguments_raise_precise_errors() -> None:
         make(joker="forced")
 
 
+def test_action_space_sample_takes_the_int8_mask() -> None:
+    env = gymnasium.make("Yamb-v0", preset="yatzy")
+    _, info = env.reset(seed=2)
+    env.action_space.seed(2)
+    assert info["action_mask"].dtype == np.int8
+    steps = 0
+    while info["action_mask"].any():
+        action = env.action_space.sample(mask=info["action_mask"])
+        assert info["action_mask"][action] == 1
+        _, _, terminated, truncated, info = env.step(action)
+        steps += 1
+    assert terminated and not truncated and steps >= 15
+    assert not info["action_mask"].any() and info["score"] == env.unwrapped.game.scores()[0]
+
+
+def test_a_maskless_random_policy_is_truncated() -> None:
+    env = gymnasium.make("Yamb-v0")
+    assert env.unwrapped.max_steps == 2 * 52 * 4  # 52 cells, at most 4 steps a turn
+    _, info = env.reset(seed=0)
+    env.action_space.seed(0)
+    total, illegal, steps, done = 0.0, 0, 0, False
+    while not done:
+        _, reward, terminated, truncated, info = env.step(env.action_space.sample())
+        total, steps, done = total + reward, steps + 1, terminated or truncated
+        illegal += "illegal_action" in info
+    assert truncated and not terminated and steps == 416
+    assert illegal > 300 and not info["action_mask"].any()
+    assert total == info["score"] - illegal  # each illegal action costs illegal_reward = -1
+
+
+def test_the_longest_game_takes_longest_game_steps() -> None:
+    """A lone announce column: every turn announces, rolls twice more and fills (4 steps)."""
+    env = make(columns=["announce"])
+    _, info = env.reset(seed=1)
+    steps, terminated = 0, False
+    while not terminated:
+        legal = np.flatnonzero(info["action_mask"])
+        _, _, terminated, truncated, info = env.step(int(legal[-1]))  # announce, else roll, else fill
+        steps += 1
+        assert not truncated
+    assert steps == longest_game(env.game.layout) == 13 * 4
+    with pytest.raises(YambError, match="at least 52"):
+        make(columns=["announce"], max_steps=51)
+
+
+def test_vector_env_autoreset_after_the_all_zero_mask() -> None:
+    envs = gymnasium.vector.SyncVectorEnv([lambda: gymnasium.make("Yamb-v0", preset="yatzy")] * 2)
+    _, info = envs.reset(seed=4)
+    ended = None
+    for _ in range(500):
+        masks = info["action_mask"]
+        actions = [int(np.flatnonzero(m)[0]) if m.any() else 0 for m in masks]  # 0: ignored by the reset
+        _, _, terminated, _, info = envs.step(np.array(actions))
+        if ended is not None:
+            break
+        if terminated.any():
+            ended = int(np.argmax(terminated))
+            assert not info["action_mask"][ended].any()
+    assert info["action_mask"][ended].any()  # the step after the end reset the env: a new game
+    assert envs.envs[ended].unwrapped.game.history == ()
+
+
+def test_row_scores_add_the_dice_scores_and_the_gains_of_open_cells() -> None:
+    env = make(preset="yatzy", row_scores=True)
+    plain = make(preset="yatzy")
+    obs, _ = env.reset(seed=3)
+    base, _ = plain.reset(seed=3)
+    rows, n = env.rules.rows, 15
+    assert obs.shape == (3 * n + 1 + 9 + 15 + n,) and np.array_equal(obs[: len(base)], base)
+    chance = env.game.cell_index("free", "chance")
+    obs, *_ = env.step(chance)
+    dice = env.game.dice
+    expected = load_table("yatzy", policy="turn")
+    scores = np.array([env.rules.score(row, dice) for row in rows])
+    assert np.allclose(obs[len(base) : len(base) + 15], scores / 50)  # the largest Yatzy score: 50
+    gains = obs[len(base) + 15 :]
+    assert gains[chance] == 0.0  # filled
+    others = [r for r in range(n) if r != chance]
+    assert np.allclose(gains[others], (scores[others] - expected.to_numpy()[others]) / 50, atol=1e-6)
+    assert env.observation_space.contains(obs)
+
+
 # ----------------------------------------------------------------- PettingZoo (multiplayer)
 COUNTER_TABLE = ["free", "announce", "counter_announce"]
 
 
-def play_aec(game: YambAECEnv, seed: int) -> dict[str, float]:
-    """Play to the end with random legal actions; return each agent's summed rewards."""
+def play_aec(game: YambAECEnv, seed: int, final_infos: dict | None = None) -> dict[str, float]:
+    """Play to the end with random legal actions; return each agent's summed rewards
+    (and put each agent's last info in ``final_infos``)."""
     rng = np.random.default_rng(seed)
     returns = dict.fromkeys(game.possible_agents, 0.0)
     game.reset(seed=seed)
     for agent in game.agent_iter():
-        observation, reward, terminated, truncated, _ = game.last()
+        observation, reward, terminated, truncated, info = game.last()
         returns[agent] += reward
+        if final_infos is not None:
+            final_infos[agent] = info
         mask = observation["action_mask"]
         game.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(mask))))
     return returns
@@ -160,9 +246,32 @@ def test_pettingzoo_api_test_passes(kwargs: dict) -> None:
 
 def test_each_agents_return_is_its_final_score() -> None:
     game = YambAECEnv(players=3, columns=COUNTER_TABLE)
-    returns = play_aec(game, seed=6)
+    final_infos: dict = {}
+    returns = play_aec(game, seed=6, final_infos=final_infos)
     assert game.agents == [] and game.game.is_over()
     assert list(returns.values()) == game.game.scores()
+    final = dict(zip(game.possible_agents, game.game.scores()))
+    assert all(info["final_scores"] == final and info["score"] == final[a] for a, info in final_infos.items())
+
+
+def test_turn_based_aec_to_parallel_plays_and_aec_to_parallel_refuses() -> None:
+    from pettingzoo.utils.conversions import aec_to_parallel, turn_based_aec_to_parallel
+
+    warnings.simplefilter("ignore", UserWarning)  # no render_mode
+    with pytest.raises(AssertionError, match="is_parallelizable"):
+        aec_to_parallel(multiagent.env(players=2, preset="yatzy"))
+    env = turn_based_aec_to_parallel(multiagent.env(players=2, preset="yatzy"))
+    observations, infos = env.reset(seed=5)
+    steps = 0
+    while env.agents:
+        # every agent submits an action; only the agent to move has legal ones, the others' are ignored
+        actions = {a: int(np.flatnonzero(o["action_mask"])[0]) if o["action_mask"].any() else 0
+                   for a, o in observations.items()}
+        observations, rewards, terminations, truncations, infos = env.step(actions)
+        steps += 1
+    assert steps >= 2 * 15 and env.unwrapped.game.is_over()
+    final = dict(zip(env.possible_agents, env.unwrapped.game.scores()))
+    assert set(infos) == set(final) and all(info["final_scores"] == final for info in infos.values())
 
 
 def test_the_agent_to_move_answers_a_counter_announcement() -> None:

@@ -23,7 +23,7 @@ TINY = dict(population=6, games=3, generations=3, hidden="4", final_games=8, hal
 
 
 def tiny(**settings) -> EvolveConfig:
-    return with_settings(from_preset("quick"), {**TINY, **settings})
+    return with_settings(from_preset("direct"), {**TINY, **settings})
 
 
 class Interrupted(Exception):
@@ -157,7 +157,7 @@ def test_config_round_trips_through_toml(tmp_path: Path) -> None:
 def test_resume_refuses_changed_settings_and_damaged_checkpoints(tmp_path: Path) -> None:
     with pytest.raises(Interrupted):
         evolve(start(tiny(), tmp_path), tmp_path, stop_after(1))
-    with pytest.raises(ConfigError, match="only generations, games, workers, threads, final_games may change"):
+    with pytest.raises(ConfigError, match="only generations, games, workers, threads, final_games, backend, ray_address may change"):
         resume(tmp_path, {"population": 9})
     with pytest.raises(ConfigError, match="already holds a run"):
         start(tiny(), tmp_path)
@@ -177,9 +177,12 @@ def test_default_run_directory_and_presets(tmp_path: Path) -> None:
 def test_cli_runs_and_reports_errors(tmp_path: Path, capsys) -> None:
     out = tmp_path / "run"
     args = ["evolve", "--out", str(out), "--generations", "1", "--population", "3", "--games", "2",
-            "--hidden", "2", "--set", "final_games=3", "--set", "elite=1", "--set", "hall_of_fame=1"]
+            "--hidden", "2", "--workers", "1", "--set", "final_games=3", "--set", "hall_of_fame=1"]
     assert main(args) == 0
-    assert "gen   1/1  best" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "gen   1/1  best" in printed
+    assert "against the player it started from (expectimax):" in printed
+    assert f"play against it: yamb play --bot {out}/best.pt" in printed
     assert main(["export", str(out), "--format", "npz"]) == 0 and (out / "best.npz").is_file()
     assert main(["evolve", "--set", "mutation=3"]) == 2
     assert "unknown setting 'mutation'" in capsys.readouterr().err

@@ -10,7 +10,8 @@ import pytest
 
 from robo_players.neural.bots import BOTS_DIR, bot_name, load_bot, shipped_bots
 from robo_players.neural.build import load_player, population_player
-from robo_players.neural.files import FORMATS, NeuralWeights, WeightsFileError, load_weights, save_weights
+from robo_players.neural.files import (FORMATS, NeuralWeights, WeightsFileError, load_weights, save_weights,
+                                       weights_sha256)
 from robo_players.neural.networks import NetSpec
 from robo_players.simulate import simulate
 from yamb.cli import main
@@ -44,7 +45,7 @@ def test_every_format_loads_back_and_plays_identically(weights: NeuralWeights, t
 
 
 def test_metadata_describes_the_player(weights: NeuralWeights) -> None:
-    meta = weights.metadata()
+    meta = weights.metadata("0" * 64)
     for key in ("kind", "preset", "table", "architecture", "fitness", "seed", "version"):
         assert key in meta
     assert meta["architecture"]["weights"] == weights.genome.size
@@ -69,8 +70,9 @@ def test_weights_that_do_not_fit_their_network_are_refused(weights: NeuralWeight
     path = save_weights(weights, tmp_path / "player.npz")
     with np.load(path) as data:
         arrays = dict(data)
-    meta = json.loads(str(arrays["yamb"]))
+    meta = json.loads(str(arrays.pop("yamb")))
     meta["spec"]["hidden"] = [9]
+    meta["sha256"] = weights_sha256(meta["spec"], arrays)  # a consistent file, but the wrong shapes
     arrays["yamb"] = np.array(json.dumps(meta))
     np.savez(path, **arrays)
     with pytest.raises(WeightsFileError, match=r"weights do not fit a direct network \[9\]"):

@@ -128,7 +128,7 @@ def test_a_saved_game_with_an_illegal_move_names_the_file(tmp_path: Path, capsys
     save.write_text(json.dumps({"format": "yamb-play", "version": 1, "seats": seats,
                                 "game": {**game.to_dict(), "actions": [keep] * 3}}))
     assert main(["play", "--load", str(save)]) == 2
-    assert f"yamb play: error: {save} is damaged: cannot keep" in one_line_error(capsys)
+    assert f"yamb play: error: {save} is damaged: game snapshot, action 2: cannot keep" in one_line_error(capsys)
     for flags in (["--preset", "yatzy"], ["--columns", "free"], ["--seed", "3"], ["--bots", "2"]):
         assert main(["play", "--load", str(save), *flags]) == 2
         assert f"--load plays the saved game's table and seats; drop {flags[0]}" in one_line_error(capsys)

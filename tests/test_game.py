@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import itertools
 import json
+import re
 from collections import Counter
 
 import numpy as np
@@ -313,6 +314,30 @@ def test_a_snapshot_with_a_missing_key_is_refused() -> None:
         Game.from_dict(data)
 
 
+@pytest.mark.parametrize("action", [1.5, "3", None, True, [0]])
+def test_an_action_that_is_not_an_integer_is_a_yamb_error(action: object) -> None:
+    game = Game("yatzy")
+    with pytest.raises(YambError, match=f"an action must be an integer .*not {re.escape(repr(action))}$"):
+        game.apply(action)
+    with pytest.raises(YambError, match="an action must be an integer"):
+        game.explain_illegal(action)
+    assert game.history == ()
+
+
+@pytest.mark.parametrize(("actions", "error", "message"), [
+    ("12", YambError, "game snapshot: actions must be a list of integers, not '12'"),
+    (None, YambError, "game snapshot: actions must be a list of integers, not None"),
+    ([0, 1.5], YambError, "game snapshot, action 1: an action must be an integer (see yamb.layout), not 1.5"),
+    ([[0]], YambError, "game snapshot, action 0: an action must be an integer (see yamb.layout), not [0]"),
+    ([10**30], IllegalMoveError, f"game snapshot, action 0: action {10**30} is out of range 0..491"),
+    ([0, 0], IllegalMoveError, "game snapshot, action 1: cannot fill free:ones: the cell is already filled"),
+])
+def test_a_snapshot_with_malformed_actions_is_refused(actions: object, error: type, message: str) -> None:
+    data = Game("yatzy").to_dict() | {"actions": actions}
+    with pytest.raises(error, match=f"^{re.escape(message)}$"):
+        Game.from_dict(data)
+
+
 def test_undo_takes_back_a_roll_and_the_same_dice_come_again() -> None:
     game = Game("yamb", seed=17)
     first = game.dice
@@ -352,3 +377,16 @@ def test_a_finished_game_refuses_moves() -> None:
     with pytest.raises(IllegalMoveError, match="the game is over"):
         game.fill("free", "chance")
     assert "over" in repr(game)
+
+
+def test_a_snapshot_whose_columns_are_not_a_list_is_refused() -> None:
+    data = Game("yatzy").to_dict() | {"columns": 5}
+    with pytest.raises(UnknownColumnError, match="^columns must be a list of column kinds, not 5$"):
+        Game.from_dict(data)
+
+
+def test_the_layout_and_rules_have_short_reprs() -> None:
+    game = Game(yamb.rules("yahtzee", joker="forced"), players=2)
+    assert repr(game.layout) == (
+        "Layout(Rules('yahtzee', dice=5, joker='forced'), columns=('free',), players=2: 13 cells, 488 actions)")
+    assert repr(yamb.rules("yamb", dice=6)) == "Rules('yamb', dice=6)"

@@ -22,7 +22,7 @@ from evolution.sweep_study import (
 from robo_players.neural.population import genome_size
 from yamb.cli import main
 
-TINY = SearchSpace(base="quick", population=(4, 6), games=(4, 6), generations=(2, 3),
+TINY = SearchSpace(base="direct", population=(4, 6), games=(4, 6), generations=(2, 3),
                    ga_hidden=("2", "4"), cma_hidden=("1", "2"), final_games=30, settings={"game": "yatzy"})
 
 

@@ -5,7 +5,10 @@ from yamb import numba_cache
 numba_cache.configure()
 
 from yamb.errors import IllegalMoveError, InvalidDiceError, UnknownColumnError, UnknownPresetError, UnknownRowError, YambError
+from yamb.registration import register_envs
 from yamb.rules import Rules, rules
+
+register_envs()
 
 __version__ = "0.1.0"
 

@@ -10,9 +10,11 @@ on the batch it is played in, and games that share a stream share their luck
 
 from __future__ import annotations
 
+import types
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -56,6 +58,39 @@ def threads_for(n_games: int) -> AbstractContextManager[None]:
     ``with threads_for(len(games)): my_kernel(...)``.
     """
     return nullcontext() if n_games >= PARALLEL_GAMES else single_thread()
+
+
+def serial_copy(kernel: Any) -> Any:
+    """A one-thread compiled copy of a ``parallel=True`` numba kernel (its ``prange`` runs as ``range``).
+
+    Calling it never starts numba's threading layer (GNU OpenMP here, which
+    forbids ``fork`` once started), so a process that played only small
+    batches, a ``Game`` or a Gymnasium env, can fork workers. It is compiled and
+    cached under its own name: numba's cache key does not include ``parallel``.
+    """
+    f = kernel.py_func
+    copy = types.FunctionType(f.__code__, f.__globals__, f"{f.__name__}_serial", f.__defaults__, f.__closure__)
+    copy.__qualname__ = f"{f.__qualname__}_serial"
+    copy.__module__ = f.__module__
+    copy.__doc__ = f.__doc__
+    return numba.njit(cache=True)(copy)
+
+
+class EngineKernels(NamedTuple):
+    """The engine's kernels over games: ``legal``, ``illegal`` and ``apply`` (see ``yamb.kernels``)."""
+
+    legal: Any
+    illegal: Any
+    apply: Any
+
+
+PARALLEL_KERNELS = EngineKernels(kernels.legal, kernels.illegal, kernels.apply)
+SERIAL_KERNELS = EngineKernels(*map(serial_copy, PARALLEL_KERNELS))
+
+
+def kernels_for(n_games: int) -> EngineKernels:
+    """The parallel kernels for at least ``PARALLEL_GAMES`` games, else their one-thread copies."""
+    return PARALLEL_KERNELS if n_games >= PARALLEL_GAMES else SERIAL_KERNELS
 
 
 def _bits_to_cells(bits: np.ndarray, n_rows: int) -> np.ndarray:
@@ -121,8 +156,7 @@ class GameBatch:
         self.done = np.zeros(n, dtype=bool)
         self._rows = np.arange(n, dtype=np.int64)
         self._consts = self._constants()
-        with threads_for(n):
-            kernels.apply(self._rows, np.full(n, kernels.START_TURN), *self._state, self._consts)
+        kernels_for(n).apply(self._rows, np.full(n, kernels.START_TURN), *self._state, self._consts)
 
     # ----------------------------------------------------------------- kernel plumbing
     @property
@@ -177,8 +211,7 @@ class GameBatch:
             must_announce=np.zeros(n, dtype=bool),
             may_roll=np.zeros(n, dtype=bool),
         )
-        with threads_for(len(games)):
-            kernels.legal(games, self._state, self._consts, bits, out.must_announce, out.may_roll)
+        kernels_for(n).legal(games, self._state, self._consts, bits, out.must_announce, out.may_roll)
         done = self.done[games]
         out.fill_bits[done] = 0
         out.announce_bits[done] = 0
@@ -217,13 +250,12 @@ class GameBatch:
             actions = np.asarray(actions)[games]
         games = self._games(games) if check else np.asarray(games, dtype=np.int64)
         actions = np.asarray(actions, dtype=np.int64).reshape(games.shape)
-        with threads_for(len(games)):
-            if check:
-                self._check(games, actions)
-            elif len(actions) and not 0 <= actions.min() <= actions.max() < self.layout.n_actions:
-                bad = actions[(actions < 0) | (actions >= self.layout.n_actions)][0]
-                raise IllegalMoveError(f"action {bad} is out of range 0..{self.layout.n_actions - 1}")
-            kernels.apply(games, actions, *self._state, self._consts)
+        if check:
+            self._check(games, actions)
+        elif len(actions) and not 0 <= actions.min() <= actions.max() < self.layout.n_actions:
+            bad = actions[(actions < 0) | (actions >= self.layout.n_actions)][0]
+            raise IllegalMoveError(f"action {bad} is out of range 0..{self.layout.n_actions - 1}")
+        kernels_for(len(games)).apply(games, actions, *self._state, self._consts)
 
     def _check(self, games: np.ndarray, actions: np.ndarray) -> None:
         """Raise ``IllegalMoveError`` for the first illegal action, if any."""
@@ -233,7 +265,7 @@ class GameBatch:
             raise IllegalMoveError("each game may take only one action per step")
         bad = np.zeros(n, dtype=bool)
         scratch = np.empty((n, 2, self.layout.n_columns), dtype=np.uint32)
-        kernels.illegal(games, actions, self._state, self._consts, scratch, bad)
+        kernels_for(n).illegal(games, actions, self._state, self._consts, scratch, bad)
         if bad.any():
             i = int(np.argmax(bad))
             raise IllegalMoveError(self.explain_illegal(int(games[i]), int(actions[i])))

@@ -1,9 +1,9 @@
 """Gymnasium environment ``Yamb-v0``: one player fills a whole table, one action at a time.
 
-Importing this module registers ``Yamb-v0``:
+``import yamb`` registers ``Yamb-v0`` (``yamb.registration``):
 
     import gymnasium
-    import yamb.env
+    import yamb
 
     env = gymnasium.make("Yamb-v0", preset="yatzy")
 """
@@ -23,7 +23,6 @@ from yamb.game import Game
 from yamb.layout import Layout
 from yamb.rules import Rules, rules as preset_rules
 
-ENV_ID = "Yamb-v0"
 ILLEGAL_ACTION_RULES = ("penalize", "raise")
 SEED_BOUND = 2**63
 
@@ -36,21 +35,34 @@ class ObservationEncoder:
     counter-announcement to answer.
     """
 
-    def __init__(self, layout: Layout) -> None:
+    def __init__(self, layout: Layout, row_scores: bool = False) -> None:
         self.layout = layout
         rules = layout.rules
         row_best = np.maximum(rules.scores.max(axis=0), rules.joker_scores.max(axis=0))
         self._cell_best = np.tile(row_best.astype(np.float32), layout.n_columns)
         self._max_rolls = max(rules.rolls, rules.spec.last_turn_rolls)
-        self.size = 3 * layout.n_cells + layout.n_columns + 9
-        self.space = spaces.Box(0.0, 1.0, shape=(self.size,), dtype=np.float32)
+        self.basic_size = 3 * layout.n_cells + layout.n_columns + 9
+        low = np.zeros(self.basic_size, dtype=np.float32)
+        self._expected: np.ndarray | None = None
+        if row_scores:
+            from robo_players.cell_values import cell_model
+            from robo_players.neural.features import score_scale
+
+            self._expected = cell_model(rules, layout.columns).expected.ravel().astype(np.float32)
+            self._scale = np.float32(score_scale(layout))
+            low = np.concatenate([low, np.zeros(layout.n_rows), np.full(layout.n_cells, -1.0)]).astype(np.float32)
+        self.size = len(low)
+        self.space = spaces.Box(low, np.ones(self.size, dtype=np.float32), dtype=np.float32)
 
     def table_features(self, game: Game, player: int = 0) -> np.ndarray:
         """The first ``2 * CR`` entries: ``player``'s filled flags and normalized cell scores."""
-        n_rows = self.layout.n_rows
-        filled = (game.batch.filled[0, player][:, None] >> np.arange(n_rows, dtype=np.uint32)) & 1
         cells = game.batch.cells[0, player].ravel() / self._cell_best
-        return np.concatenate([filled.ravel(), cells]).astype(np.float32)
+        return np.concatenate([self._filled(game, player), cells]).astype(np.float32)
+
+    def _filled(self, game: Game, player: int) -> np.ndarray:
+        """(CR,) 1 where ``player``'s cell is filled, else 0."""
+        rows = np.arange(self.layout.n_rows, dtype=np.uint32)
+        return ((game.batch.filled[0, player][:, None] >> rows) & 1).ravel()
 
     def encode(self, game: Game, player: int = 0) -> np.ndarray:
         """The observation of ``player``'s table and the current turn."""
@@ -61,14 +73,24 @@ class ObservationEncoder:
             must_fill[committed] = 1.0
         numbers = rules.column_totals(batch.cells[0, player])["numbers_sum"] / rules.spec.bonus_threshold
         rolls = np.array([batch.roll[0], batch.rolls_allowed[0] - batch.roll[0]]) / self._max_rolls
-        return np.concatenate([
+        parts = [
             self.table_features(game, player),
             rules.dice.multisets[batch.dice[0]] / rules.n_dice,
             rolls,
             must_fill,
             np.minimum(numbers, 1.0),
             [float(batch.pure[0])],
-        ]).astype(np.float32)
+        ]
+        if self._expected is not None:
+            parts += self.row_score_features(game, player)
+        return np.concatenate(parts).astype(np.float32)
+
+    def row_score_features(self, game: Game, player: int) -> list[np.ndarray]:
+        """The optional entries: the dice's score in each row, and each open cell's gain over its
+        row's expected score (0 once filled), both divided by the preset's largest score."""
+        dice_scores = game.rules.scores[game.batch.dice[0]].astype(np.float32)
+        gains = np.tile(dice_scores, self.layout.n_columns) - self._expected
+        return [dice_scores / self._scale, np.where(self._filled(game, player) == 0, gains / self._scale, 0.0)]
 
 
 class YambEnv(gymnasium.Env[np.ndarray, np.int64]):
@@ -92,7 +114,9 @@ class YambEnv(gymnasium.Env[np.ndarray, np.int64]):
     | ``CR+K .. 2CR+K-1`` | announce cell ``a - CR - K``                     |
 
     Few actions are legal at a time: ``action_masks()`` and ``info["action_mask"]``
-    give the boolean mask of the legal ones (the maskable-PPO convention).
+    give the ``int8`` mask of the legal ones (the maskable-PPO convention; what
+    ``action_space.sample(mask=...)`` takes). After the last step of an episode
+    the mask is all zeros.
     ``env.unwrapped.game.layout.describe_action(a)`` names an action.
 
     ## Observation Space
@@ -111,13 +135,23 @@ class YambEnv(gymnasium.Env[np.ndarray, np.int64]):
     | ``3CR+8 .. 3CR+C+7``  | numbers-sum progress of column c: min(numbers_sum / bonus threshold, 1) | 0 | 1 |
     | ``3CR+C+8``           | every die was thrown by the latest roll (a "pure" hand)     | 0   | 1   |
 
+    With ``row_scores=True`` ``R + CR`` entries follow (``4CR + C + R + 9`` in
+    all), what the project's neural players see of the dice (``S`` is the
+    preset's largest score, ``E`` a cell's expected score from the solver's
+    tables: one optimal turn for the row, one roll in a ``hand`` column):
+
+    | index                      | meaning                                          | min | max |
+    | -------------------------- | ------------------------------------------------ | --- | --- |
+    | ``3CR+C+9 .. 3CR+C+R+8``   | the dice's score in row r / S (jokers aside)     | 0   | 1   |
+    | ``3CR+C+R+9 .. 4CR+C+R+8`` | open cell: (the dice's score in its row - E) / S; filled cell: 0 | -1 | 1 |
+
     ## Rewards
 
     The increase of the total score (column totals plus any Yahtzee bonus) made
     by the step: 0 for rolls and announcements, and for a fill the change of the
     total, which can be negative (Yamb's difference row). An episode's return is
     therefore its final score. An illegal action with ``illegal_action="penalize"``
-    earns ``illegal_reward`` and changes nothing.
+    earns ``illegal_reward``, changes nothing and uses up one of ``max_steps``.
 
     ## Starting State
 
@@ -127,12 +161,14 @@ class YambEnv(gymnasium.Env[np.ndarray, np.int64]):
     ## Episode End
 
     Terminated when the last cell of the table is filled (as many turns as the
-    table has cells). Never truncated.
+    table has cells). Truncated after ``max_steps`` steps, illegal ones
+    included (by default twice the most steps a legal game can take:
+    ``2 * longest_game(layout)``, 416 on the standard table, 120 for Yatzy).
 
     ## Arguments
 
     ``gymnasium.make("Yamb-v0", preset="yamb", columns=None, dice=None, joker=None,
-    illegal_action="penalize", illegal_reward=-1.0)``
+    illegal_action="penalize", illegal_reward=-1.0, max_steps=None, row_scores=False)``
 
     - ``preset``: ``yamb``, ``jamb6``, ``yatzy`` or ``yahtzee``.
     - ``columns``: column kinds of the table (default: the preset's table).
@@ -141,10 +177,13 @@ class YambEnv(gymnasium.Env[np.ndarray, np.int64]):
     - ``illegal_action``: ``penalize`` (reward ``illegal_reward``, game
       unchanged, ``info["illegal_action"]`` names the broken rule) or ``raise``
       (``yamb.IllegalMoveError``).
+    - ``max_steps``: steps before the episode is truncated (at least ``longest_game(layout)``).
+    - ``row_scores``: add the dice's row scores and the open cells' gains to the observation.
 
     ## Info
 
-    ``action_mask`` (legal actions after the step) and ``score`` (total so far).
+    ``action_mask`` (legal actions after the step, all zeros once the episode
+    has ended) and ``score`` (total so far; the final score at the end).
     """
 
     metadata = {"render_modes": []}
@@ -157,6 +196,8 @@ class YambEnv(gymnasium.Env[np.ndarray, np.int64]):
         joker: str | None = None,
         illegal_action: str = "penalize",
         illegal_reward: float = -1.0,
+        max_steps: int | None = None,
+        row_scores: bool = False,
     ) -> None:
         if illegal_action not in ILLEGAL_ACTION_RULES:
             raise YambError(
@@ -167,13 +208,21 @@ class YambEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self.game = Game(self.rules, columns)
-        self._mask = self.game.action_mask()
-        self.encoder = ObservationEncoder(self.game.layout)
-        self.action_space = spaces.Discrete(self.game.layout.n_actions)
+        layout = self.game.layout
+        self.max_steps = 2 * longest_game(layout) if max_steps is None else max_steps
+        if not isinstance(self.max_steps, int) or self.max_steps < longest_game(layout):
+            raise YambError(
+                f"max_steps must be a whole number of at least {longest_game(layout)} "
+                f"(the most steps a game of this table can take), not {max_steps!r}"
+            )
+        self.steps = 0
+        self._mask = self._legal()
+        self.encoder = ObservationEncoder(layout, row_scores)
+        self.action_space = spaces.Discrete(layout.n_actions)
         self.observation_space = self.encoder.space
 
     def action_masks(self) -> np.ndarray:
-        """Boolean mask of the legal actions now."""
+        """``int8`` mask of the legal actions now (all zeros once the episode has ended)."""
         return self._mask.copy()
 
     def reset(
@@ -182,24 +231,36 @@ class YambEnv(gymnasium.Env[np.ndarray, np.int64]):
         super().reset(seed=seed)
         game_seed = int(self.np_random.integers(SEED_BOUND))
         self.game = Game(self.rules, self.columns, seed=game_seed)
-        self._mask = self.game.action_mask()
+        self.steps = 0
+        self._mask = self._legal()
         return self.encoder.encode(self.game), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         action = int(action)
+        self.steps += 1
         legal = 0 <= action < len(self._mask) and self._mask[action]
+        extra = {}
         if self.illegal_action == "penalize" and not legal:
-            info = self._info() | {"illegal_action": self.game.explain_illegal(action)}
-            return self.encoder.encode(self.game), self.illegal_reward, self.game.is_over(), False, info
-        before = self.game.scores()[0]
-        self.game.apply(action)
-        self._mask = self.game.action_mask()
-        reward = float(self.game.scores()[0] - before)
-        return self.encoder.encode(self.game), reward, self.game.is_over(), False, self._info()
+            reward = self.illegal_reward
+            extra = {"illegal_action": self.game.explain_illegal(action)}
+        else:
+            before = self.game.scores()[0]
+            self.game.apply(action)
+            reward = float(self.game.scores()[0] - before)
+        terminated = self.game.is_over()
+        truncated = not terminated and self.steps >= self.max_steps
+        self._mask = np.zeros_like(self._mask) if truncated else self._legal()
+        return self.encoder.encode(self.game), reward, terminated, truncated, self._info() | extra
+
+    def _legal(self) -> np.ndarray:
+        return self.game.action_mask().astype(np.int8)
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self._mask.copy(), "score": self.game.scores()[0]}
 
 
-if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point="yamb.env:YambEnv")
+def longest_game(layout: Layout) -> int:
+    """The most steps a game of ``layout`` can take: per turn an announcement, every roll
+    after the first, and the fill; the longer last turn of ``jamb6`` included."""
+    rules = layout.rules
+    return layout.n_cells * (rules.rolls + 1) + max(rules.spec.last_turn_rolls - rules.rolls, 0)

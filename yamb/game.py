@@ -10,14 +10,13 @@ same dice as the original.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from yamb.dice import FACES, counts_of
-from yamb.engine import GameBatch, single_thread
+from yamb.engine import GameBatch
 from yamb.errors import IllegalMoveError, InvalidDiceError, UnknownColumnError, YambError
 from yamb.layout import Layout, layout
 from yamb.rules import Rules, rules as preset_rules
@@ -46,6 +45,12 @@ def _check_seed(name: str, value: int) -> int:
     if not _is_int(value) or not 0 <= value <= MAX_SEED:
         raise YambError(f"{name} must be an integer from 0 to 2**64 - 1, not {value!r}")
     return int(value)
+
+
+def _check_action(action: object) -> int:
+    if not _is_int(action):
+        raise YambError(f"an action must be an integer (see yamb.layout), not {action!r}")
+    return int(action)
 
 
 def _faces_text(faces: Sequence[int]) -> str:
@@ -79,6 +84,8 @@ class Game:
         self.rules = preset_rules(rules) if isinstance(rules, str) else rules
         if isinstance(columns, str):
             raise UnknownColumnError(f"columns must be a list of column kinds, not the string {columns!r}")
+        if columns is not None and not isinstance(columns, (list, tuple)):
+            raise UnknownColumnError(f"columns must be a list of column kinds, not {columns!r}")
         if not _is_int(players) or players < 1:
             raise YambError(f"players must be a whole number of at least 1, not {players!r}")
         self.layout: Layout = layout(self.rules, columns, players)
@@ -92,8 +99,7 @@ class Game:
         self.batch = self._new_batch()
 
     def _new_batch(self) -> GameBatch:
-        with single_thread():
-            return GameBatch(self.layout, 1, seed=self.seed, streams=np.array([self.stream]))
+        return GameBatch(self.layout, 1, seed=self.seed, streams=np.array([self.stream]))
 
     def __repr__(self) -> str:
         state = "over" if self.is_over() else f"player {self.player}, roll {self.roll_number}"
@@ -148,14 +154,12 @@ class Game:
     @property
     def must_announce(self) -> bool:
         """Whether the only legal move now is an announcement."""
-        with single_thread():
-            return bool(self.batch.decisions().must_announce[0])
+        return bool(self.batch.decisions().must_announce[0])
 
     @property
     def can_roll(self) -> bool:
         """Whether the player may keep some dice and roll the rest."""
-        with single_thread():
-            return bool(self.batch.decisions().may_roll[0])
+        return bool(self.batch.decisions().may_roll[0])
 
     @property
     def history(self) -> tuple[int, ...]:
@@ -216,8 +220,7 @@ class Game:
     # ----------------------------------------------------------------- legal moves
     def action_mask(self) -> np.ndarray:
         """Boolean mask over all actions (the encoding of ``yamb.layout``) of the legal ones."""
-        with single_thread():
-            return self.batch.legal_actions()[0]
+        return self.batch.legal_actions()[0]
 
     def legal_actions(self) -> list[int]:
         return [int(a) for a in np.flatnonzero(self.action_mask())]
@@ -234,15 +237,15 @@ class Game:
 
     def explain_illegal(self, action: int) -> str:
         """The rule that ``action`` breaks now (for a legal action, a sentence that says nothing useful)."""
-        with single_thread():
-            return self.batch.explain_illegal(0, operator.index(action))
+        return self.batch.explain_illegal(0, _check_action(action))
 
     # ----------------------------------------------------------------- moves
     def apply(self, action: int) -> None:
         """Play one integer action; an illegal one raises ``IllegalMoveError`` naming the rule."""
-        action = operator.index(action)
-        with single_thread():
-            self.batch.step(np.array([action]), np.array([0]))
+        action = _check_action(action)
+        if not 0 <= action < self.layout.n_actions:
+            raise IllegalMoveError(self.batch.explain_illegal(0, action))
+        self.batch.step(np.array([action]), np.array([0]))
         self._history.append(action)
 
     def roll(self, keep: Sequence[int] | None = None, keep_positions: Sequence[int] | None = None) -> tuple[int, ...]:
@@ -350,6 +353,11 @@ class Game:
             raise YambError(f"game snapshot is missing {', '.join(missing)}")
         rules = preset_rules(data["preset"], dice=data["dice"], joker=data["joker"])
         game = cls(rules, data["columns"], data["players"], seed=data["seed"], stream=data["stream"])
-        for action in data["actions"]:
-            game.apply(action)
+        if not isinstance(data["actions"], (list, tuple)):
+            raise YambError(f"game snapshot: actions must be a list of integers, not {data['actions']!r}")
+        for i, action in enumerate(data["actions"]):
+            try:
+                game.apply(action)
+            except YambError as error:
+                raise type(error)(f"game snapshot, action {i}: {error}") from None
         return game

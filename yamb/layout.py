@@ -48,6 +48,10 @@ class Layout:
         if "counter_announce" in self.columns and self.players < 2:
             raise UnknownColumnError("counter_announce columns need at least two players")
 
+    def __repr__(self) -> str:
+        return (f"Layout({self.rules!r}, columns={self.columns!r}, players={self.players}: "
+                f"{self.n_cells} cells, {self.n_actions} actions)")
+
     @property
     def n_columns(self) -> int:
         return len(self.columns)

@@ -54,7 +54,11 @@ class YambAECEnv(AECEnv):
     ## Rewards
 
     The acting player's own total score increase (0 for the others), so each
-    agent's return is its final score. ``infos[agent]["score"]`` is its total.
+    agent's return is its final score. ``infos[agent]["score"]`` is its total;
+    once the game is over ``infos[agent]["final_scores"]`` maps every agent to
+    its final total (what ``last()`` returns to each agent at its end; after
+    the loop PettingZoo has removed the agents and their infos, and
+    ``env.unwrapped.game.scores()`` still holds the totals).
 
     ## Starting State
 
@@ -64,6 +68,12 @@ class YambAECEnv(AECEnv):
     ## Episode End
 
     Every agent is terminated when the last player fills the last cell.
+
+    ## Parallel API
+
+    Players take turns, so ``metadata["is_parallelizable"]`` is False and
+    PettingZoo's ``aec_to_parallel`` refuses the environment;
+    ``turn_based_aec_to_parallel`` works (only the mover's action is played).
 
     ## Arguments
 
@@ -146,9 +156,14 @@ class YambAECEnv(AECEnv):
         self._accumulate_rewards()
         self.agent_selection = self.possible_agents[self.game.player]
 
-    def _infos(self) -> dict[str, dict[str, int]]:
+    def _infos(self) -> dict[str, dict[str, Any]]:
         scores = self.game.scores()
-        return {agent: {"score": scores[self.possible_agents.index(agent)]} for agent in self.agents}
+        infos = {agent: {"score": scores[self.possible_agents.index(agent)]} for agent in self.agents}
+        if self.game.is_over():
+            final = dict(zip(self.possible_agents, scores))
+            for info in infos.values():
+                info["final_scores"] = final
+        return infos
 
 
 def env(**kwargs: Any) -> AECEnv:

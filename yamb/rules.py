@@ -44,6 +44,10 @@ class Rules:
     scores: np.ndarray  # (M, R) int16
     joker_scores: np.ndarray  # (M, R) int16: scores when a Yahtzee is a joker
 
+    def __repr__(self) -> str:
+        joker = f", joker={self.joker!r}" if self.joker else ""
+        return f"Rules({self.name!r}, dice={self.n_dice}{joker})"
+
     @property
     def name(self) -> str:
         return self.spec.name

@@ -2,18 +2,24 @@
 
 Every file holds the network's weights, the player's ``cell_values`` and a
 metadata dictionary: the file format's name and version, the network spec
-(kind, preset, table, dice, joker, hidden sizes), and what the run says about
-the player (fitness, seed, run preset, project version). ``pt``,
+(kind, preset, table, dice, joker, hidden sizes), what the run says about
+the player (fitness, seed, run preset, project version), and ``sha256``, a
+checksum of the spec and the weights (``weights_sha256``). ``pt``,
 ``safetensors`` and ``npz`` store the ``state_dict`` tensors; ``onnx`` stores
 the network as a graph (features in, outputs out) run by onnxruntime, with the
-metadata and cell values as metadata properties.
+metadata and cell values as metadata properties (its checksum covers the
+serialized graph, initializers included, and the cell values).
 
-``load_weights`` refuses a file that is not one of these, was written for a
-different network, or is damaged, with a ``WeightsFileError``.
+``load_weights`` and ``onnx_network`` refuse a file that is not one of
+these, was written for a different network, is damaged (its content does not
+match its checksum) or holds NaN or infinite numbers, with a
+``WeightsFileError`` naming the file. Files of version 1, written before the
+checksum, are read without it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import warnings
@@ -31,7 +37,8 @@ from yamb.errors import YambError
 
 FORMATS = ("pt", "safetensors", "onnx", "npz")
 FILE_KIND = "yamb-neural-player"
-FILE_VERSION = 1
+FILE_VERSION = 2
+READABLE_VERSIONS = (1, 2)  # version 1: no checksum
 METADATA_KEY = "yamb"
 CELL_VALUES = "cell_values"
 
@@ -49,11 +56,12 @@ class NeuralWeights:
     cell_values: np.ndarray  # (CR,) float32
     info: dict = field(default_factory=dict)  # fitness, seed, run_preset, ...
 
-    def metadata(self) -> dict:
+    def metadata(self, sha256: str) -> dict:
         return {
             "file": FILE_KIND, "file_version": FILE_VERSION, "version": __version__,
             "spec": self.spec.to_dict(), "kind": self.spec.kind, "preset": self.spec.preset,
             "table": list(self.spec.columns), "architecture": self.architecture(), **self.info,
+            "sha256": sha256,
         }
 
     def architecture(self) -> dict:
@@ -63,6 +71,23 @@ class NeuralWeights:
 
     def network(self) -> torch.nn.Module:
         return load_genome(self.spec.build(), self.genome)
+
+
+def weights_sha256(spec: dict, arrays: dict[str, np.ndarray]) -> str:
+    """SHA-256 of a network spec (as in the metadata) and named arrays: each array's name,
+    dtype, shape and little-endian bytes, in name order."""
+    digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode())
+    for name in sorted(arrays):
+        array = np.asarray(arrays[name])
+        array = array.astype(array.dtype.newbyteorder("<"), copy=False)
+        digest.update(f"{name}:{array.dtype.str}:{array.shape}".encode())
+        digest.update(np.ascontiguousarray(array).tobytes())
+    return digest.hexdigest()
+
+
+def _onnx_sha256(spec: dict, graph: bytes, cell_values: np.ndarray) -> str:
+    """The checksum of an ONNX file: its spec, serialized graph and cell values."""
+    return weights_sha256(spec, {"graph": np.frombuffer(graph, dtype=np.uint8), CELL_VALUES: cell_values})
 
 
 def format_of(path: Path) -> str:
@@ -82,6 +107,8 @@ def _tensors(w: NeuralWeights) -> dict[str, torch.Tensor]:
 def _write_onnx(w: NeuralWeights, path: Path) -> None:
     import onnx
 
+    from robo_players.neural.onnx_meta import onnx_properties
+
     net = w.network().eval()
     example = torch.zeros(2, net.n_inputs)
     buffer = io.BytesIO()
@@ -90,7 +117,10 @@ def _write_onnx(w: NeuralWeights, path: Path) -> None:
         torch.onnx.export(net, (example,), buffer, input_names=["features"], output_names=["outputs"],
                           dynamic_axes={"features": {0: "games"}, "outputs": {0: "games"}}, dynamo=False)
     model = onnx.load_from_string(buffer.getvalue())
-    meta = {METADATA_KEY: json.dumps(w.metadata()), CELL_VALUES: json.dumps(w.cell_values.tolist())}
+    cell_values = np.asarray(w.cell_values, dtype=np.float32)
+    sha256 = _onnx_sha256(w.spec.to_dict(), model.graph.SerializeToString(), cell_values)
+    meta = {METADATA_KEY: json.dumps(w.metadata(sha256)), CELL_VALUES: json.dumps(cell_values.tolist()),
+            **onnx_properties(w, (METADATA_KEY, CELL_VALUES))}
     for key, value in meta.items():
         entry = model.metadata_props.add()
         entry.key, entry.value = key, value
@@ -103,23 +133,30 @@ def save_weights(w: NeuralWeights, path: Path, fmt: str | None = None) -> Path:
     fmt = fmt or format_of(path)
     if fmt not in FORMATS:
         raise WeightsFileError(f"unknown weights format {fmt!r}; choose from {', '.join(FORMATS)}")
-    meta = w.metadata()
+    check_finite(path, w.genome, w.cell_values)
+    tensors = _tensors(w)
+    meta = w.metadata(weights_sha256(w.spec.to_dict(), {k: v.numpy() for k, v in tensors.items()}))
 
     def write(tmp: Path) -> None:
         if fmt == "pt":
-            torch.save({"metadata": meta, "tensors": _tensors(w)}, tmp)
+            torch.save({"metadata": meta, "tensors": tensors}, tmp)
         elif fmt == "safetensors":
             from safetensors.torch import save_file
 
-            save_file(_tensors(w), str(tmp), metadata={METADATA_KEY: json.dumps(meta)})
+            save_file(tensors, str(tmp), metadata={METADATA_KEY: json.dumps(meta)})
         elif fmt == "npz":
-            arrays = {k: v.numpy() for k, v in _tensors(w).items()}
+            arrays = {k: v.numpy() for k, v in tensors.items()}
             with open(tmp, "wb") as f:
                 np.savez(f, **arrays, **{METADATA_KEY: np.array(json.dumps(meta))})
         else:
             _write_onnx(w, tmp)
 
     write_atomically(path, write)
+    if fmt == "onnx":
+        from robo_players.neural.onnx_meta import player_description, sidecar_path
+
+        description = json.dumps(player_description(w), indent=1)
+        write_atomically(sidecar_path(path), lambda tmp: tmp.write_text(description + "\n"))
     return path
 
 
@@ -139,12 +176,27 @@ def _read(path: Path, fmt: str) -> tuple[dict, dict[str, np.ndarray]]:
     return json.loads(str(arrays.pop(METADATA_KEY))), arrays
 
 
+def check_finite(path: Path, genome: np.ndarray, cell_values: np.ndarray) -> None:
+    """Refuse NaN or infinite weights or cell values: such a network plays no legal move."""
+    for name, values in (("weights", genome), ("cell values", cell_values)):
+        bad = int(np.size(values) - np.isfinite(values).sum())
+        if bad:
+            raise WeightsFileError(f"{path}: {bad} of the {name} are NaN or infinite")
+
+
+def _check_checksum(path: Path, meta: dict, actual: str) -> None:
+    """Refuse a version-2 file whose content does not match the checksum in its metadata."""
+    if meta.get("file_version") != 1 and meta.get("sha256") != actual:
+        raise WeightsFileError(f"{path}: the content does not match its SHA-256 checksum (the file is damaged)")
+
+
 def _check_metadata(path: Path, meta: object) -> NetSpec:
     if not isinstance(meta, dict) or meta.get("file") != FILE_KIND:
         raise WeightsFileError(f"{path}: not a yamb neural player file")
-    if meta.get("file_version") != FILE_VERSION:
+    if meta.get("file_version") not in READABLE_VERSIONS:
         raise WeightsFileError(
-            f"{path}: file version {meta.get('file_version')!r}, this program reads version {FILE_VERSION}"
+            f"{path}: file version {meta.get('file_version')!r}, this program reads versions "
+            f"{', '.join(map(str, READABLE_VERSIONS))}"
         )
     try:
         return NetSpec.from_dict(meta["spec"])
@@ -155,13 +207,15 @@ def _check_metadata(path: Path, meta: object) -> NetSpec:
 def _check_cell_values(path: Path, spec: NetSpec, values: object) -> np.ndarray:
     n_cells = spec.layout().n_cells
     values = None if values is None else np.asarray(values, dtype=np.float32)
-    if values is None or values.shape != (n_cells,) or not np.isfinite(values).all():
-        raise WeightsFileError(f"{path}: the cell values are missing or not {n_cells} finite numbers")
+    if values is None or values.shape != (n_cells,):
+        raise WeightsFileError(f"{path}: the cell values are missing or not {n_cells} numbers")
+    check_finite(path, np.zeros(0), values)
     return values
 
 
 def _from_arrays(path: Path, meta: dict, arrays: dict[str, np.ndarray]) -> NeuralWeights:
     spec = _check_metadata(path, meta)
+    _check_checksum(path, meta, weights_sha256(meta["spec"], arrays))
     net = spec.build()
     cell_values = _check_cell_values(path, spec, arrays.pop(CELL_VALUES, None))
     try:
@@ -170,7 +224,9 @@ def _from_arrays(path: Path, meta: dict, arrays: dict[str, np.ndarray]) -> Neura
         first = str(error).strip().splitlines()[-1].strip()
         raise WeightsFileError(f"{path}: weights do not fit a {spec.kind} network {list(spec.hidden)}: {first}") from None
     info = {k: v for k, v in meta.items() if k in ("fitness", "seed", "run_preset", "generation", "games")}
-    return NeuralWeights(spec, genome_of(net), cell_values, info)
+    genome = genome_of(net)
+    check_finite(path, genome, cell_values)
+    return NeuralWeights(spec, genome, cell_values, info)
 
 
 def load_weights(path: Path) -> NeuralWeights:
@@ -200,19 +256,27 @@ class OnnxForward:
 
 def onnx_network(path: Path) -> tuple[NetSpec, OnnxForward, np.ndarray]:
     """The spec, the onnxruntime network and the cell values of an ONNX file."""
+    import onnx
     import onnxruntime
+    from onnx import numpy_helper
 
     path = Path(path)
     if not path.is_file():
         raise WeightsFileError(f"{path}: no such weights file")
     try:
-        session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-        props = session.get_modelmeta().custom_metadata_map
+        model = onnx.load(str(path))
+        props = {p.key: p.value for p in model.metadata_props}
         meta = json.loads(props[METADATA_KEY])
         values = json.loads(props[CELL_VALUES])
+        graph = model.graph.SerializeToString()
+        weights = [numpy_helper.to_array(t) for t in model.graph.initializer]
+        session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     except Exception as error:  # noqa: BLE001 - any failure to parse a user's file is bad input
         raise WeightsFileError(f"{path}: not a readable onnx weights file ({type(error).__name__})") from None
     spec = _check_metadata(path, meta)
+    if isinstance(meta.get("spec"), dict) and isinstance(values, list):
+        _check_checksum(path, meta, _onnx_sha256(meta["spec"], graph, np.asarray(values, dtype=np.float32)))
+    check_finite(path, np.concatenate([w.ravel() for w in weights] or [np.zeros(0)]).astype(np.float64), np.zeros(0))
     net = spec.build()
     shapes = [(i.name, i.shape[-1]) for i in session.get_inputs()] + [(o.name, o.shape[-1]) for o in session.get_outputs()]
     if shapes != [("features", net.n_inputs), ("outputs", net.n_outputs)]:

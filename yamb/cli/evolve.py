@@ -19,6 +19,8 @@ OVERRIDES = (  # (flag, setting, type, help)
     ("--seed", "seed", int, "seed of every random choice (dice, initial weights, variation)"),
     ("--workers", "workers", int, "worker processes playing parts of the population"),
     ("--threads", "threads", int, "torch and numba threads per process (default 1)"),
+    ("--backend", "backend", str, "processes (default: this machine) or ray (a Ray cluster or a local Ray)"),
+    ("--ray-address", "ray_address", str, "backend ray: join the cluster at HOST:PORT (default: a local Ray)"),
     ("--player", "player", str, "neural player kind: direct or guided"),
     ("--algorithm", "algorithm", str, "ga or cma"),
     ("--game", "game", str, "game preset: yamb, jamb6, yatzy or yahtzee"),
@@ -58,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from evolution.config import from_preset, parse_assignment, read_toml, with_settings
     from evolution.report import candidates
     from evolution.run import default_run_dir, evolve, resume, run_lock, start
+    from evolution.verdict import verdict_lines
 
     changes = dict(parse_assignment(text) for text in args.set)
     changes.update({s: getattr(args, s) for _, s, _, _ in OVERRIDES if getattr(args, s) is not None})
@@ -94,8 +97,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         console.print(f"interrupted; continue with: yamb evolve --resume {run_dir}")
         raise
-    best, ref, diff = result["best"], result["expectimax"], result["best_minus_expectimax"]
-    console.print(f"best player on {best['games']:,} fresh games: {best['mean']:.1f} ± {best['sem']:.1f}; "
-                  f"expectimax {ref['mean']:.1f} ± {ref['sem']:.1f}; difference {diff['mean']:+.1f} ± {diff['sem']:.1f}")
+    for line in verdict_lines(result["verdict"]):
+        console.print(line, soft_wrap=True)
     console.print(f"wrote {run_dir}/best.pt, summary.json, logbook.csv, fitness.png, scores.png")
     return 0

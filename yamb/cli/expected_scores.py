@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from yamb.cli import options
 from yamb.cli.options import arg
@@ -13,6 +14,9 @@ HELP = "exact expected score of every row (one roll; one optimal turn); --out DI
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", default=None, help="yamb, jamb6, yatzy or yahtzee (default: all)")
     parser.add_argument("--out", type=arg(options.output_dir), default=None, help="write the CSV tables into this folder")
+    parser.add_argument("--layout", choices=("project", "original"), default="project",
+                        help="files in this project's layout (default) or the original Yamb project's "
+                             "(Slot_Index;Slot_Name;Value;...; needs --out)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -23,7 +27,10 @@ def run(args: argparse.Namespace) -> int:
     from expected_scores.tables import compute, write
     from yamb.rules import rules
 
-    tables = compute(None if args.preset is None else [args.preset])
+    presets = None if args.preset is None else [args.preset]
+    if args.layout == "original":
+        return _write_original(presets, args.out)
+    tables = compute(presets)
     console = Console()
     df = tables["table"]
     for (preset, dice), group in df.groupby(["preset", "dice"], sort=False):
@@ -42,4 +49,16 @@ def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         for path in write(tables, args.out):
             console.print(f"wrote {path}")
+    return 0
+
+
+def _write_original(presets: list[str] | None, out: Path | None) -> int:
+    from expected_scores.original_layout import write_original
+    from expected_scores.tables import preset_dice
+    from yamb.errors import YambError
+
+    if out is None:
+        raise YambError("--layout original writes files: give --out DIR")
+    for path in write_original(preset_dice(presets), out):
+        print(f"wrote {path}")
     return 0

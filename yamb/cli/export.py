@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from robo_players.neural.networks import NetSpec
 
 from yamb.cli import options
 from yamb.cli.options import arg
@@ -28,9 +34,37 @@ def run(args: argparse.Namespace) -> int:
     if source.is_dir() and not weights_file.is_file():
         raise WeightsFileError(f"{source}: no {BEST_FILE} yet (the run has not finished)")
     weights = load_weights(weights_file)
+    if source.is_dir():
+        _check_run(source, weights_file, weights.spec)
     out = Path(args.out) if args.out else weights_file.with_suffix(f".{args.format}")
     save_weights(weights, out, args.format)
     spec = weights.spec
     print(f"wrote {out} ({args.format}): {spec.kind} player for {spec.table_name()}, "
           f"{weights.genome.size:,} weights, fitness {weights.info.get('fitness', float('nan')):.1f}")
+    if args.format == "onnx":
+        from robo_players.neural.onnx_meta import sidecar_path
+
+        print(f"wrote {sidecar_path(out)}: what a program outside Python needs (docs/neural_players.md)")
     return 0
+
+
+def _check_run(run_dir: Path, weights_file: Path, spec: NetSpec) -> None:
+    """Refuse a run directory whose ``best.pt`` is not the network its ``config.toml`` evolves."""
+    from evolution.config import EvolveConfig, read_toml, with_settings
+    from evolution.run import CONFIG_FILE
+    from evolution.state import net_spec
+    from robo_players.neural.files import WeightsFileError
+
+    config_file = run_dir / CONFIG_FILE
+    if not config_file.is_file():
+        return
+    run = net_spec(with_settings(EvolveConfig(), read_toml(config_file)))
+
+    def shape(s: NetSpec) -> tuple:
+        return s.kind, s.preset, s.columns, s.dice, s.joker, s.hidden
+
+    def describe(s: NetSpec) -> str:
+        return f"a {s.kind} network (hidden {list(s.hidden)}) for {s.table_name()}"
+
+    if shape(spec) != shape(run):
+        raise WeightsFileError(f"{weights_file} holds {describe(spec)}, but {config_file} evolves {describe(run)}")

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from yamb.engine import GameBatch
-from yamb.game import Cell, Game, single_thread
+from yamb.engine import GameBatch, single_thread
+from yamb.game import Cell, Game
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ from rich.rule import Rule
 from rich.text import Text
 
 from robo_players.base import Player
-from yamb.game import Cell, Game, single_thread
+from yamb.engine import single_thread
+from yamb.game import Cell, Game
 from yamb.terminal.bots import load_bot
 from yamb.terminal.hand import arrange, positions_of
 from yamb.terminal.moves import Move, cell_text, decode, faces_text, fill_scores

@@ -1,0 +1,109 @@
+"""The verdict of a run: the evolved player against the player it started from and ``expectimax``.
+
+After the final check has picked the best candidate, the best player, the
+player the run started from (generation 0's CMA-ES mean or first GA
+individual, or the ``init`` file's player) and ``expectimax`` play the same
+fresh games: a dice seed used neither by a generation nor by the final check
+(which selected the best and so flatters it). The differences are paired
+game by game (``robo_players.compare.paired_difference``: mean, standard
+error, paired t-test p-value).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+from deap import base
+
+from evolution.algorithms import play
+from evolution.evaluate import FINAL, dice_seed, reference_scores
+from evolution.individual import Individual
+from evolution.state import RunState, expected_cell_values, starting_point
+from robo_players.compare import paired_difference
+from robo_players.simulate import summary
+
+VERDICT_CHECK = 1  # index of the verdict's dice under the final-check purpose (the final check is 0)
+SIGNIFICANCE = 0.05
+
+
+def starting_genome(state: RunState) -> tuple[np.ndarray, np.ndarray]:
+    """The genome and cell values the run started from: the ``init`` file's, or the first genome a
+    fresh run draws (the CMA-ES centroid, the GA's first individual) with the shipped expectations."""
+    c = state.config
+    start = starting_point(c, state.spec)
+    if start is not None:
+        return start
+    genome = state.spec.build().initial_genome(np.random.default_rng(c.seed)).astype(np.float64)
+    return genome, expected_cell_values(state.spec)
+
+
+def describe_start(state: RunState) -> str:
+    """A few words naming the player the run started from."""
+    c = state.config
+    if c.init:
+        return f"the player of {c.init}"
+    if c.player == "direct":
+        return "a random network"
+    if c.bonus == "exact":
+        return "expectimax-exact"
+    return "expectimax" if c.played == 0 else f"expectimax-played ({c.played:g})"
+
+
+def play_command(state: RunState, run_dir: Path) -> str:
+    """The ``yamb play`` command that seats the run's best player."""
+    c = state.config
+    parts = ["yamb play --bot", str(Path(run_dir) / "best.pt")]
+    if c.game != "yamb":
+        parts.append(f"--preset {c.game}")
+    if c.dice:
+        parts.append(f"--dice {c.dice}")
+    if c.joker:
+        parts.append(f"--joker {c.joker}")
+    if c.columns:
+        parts.append(f"--columns {','.join(c.columns)}")
+    return " ".join(parts)
+
+
+def verdict_of(evolved: np.ndarray, start: np.ndarray, expectimax: np.ndarray) -> dict:
+    """Statistics of the three players' scores on the same games, and the differences paired."""
+    return {
+        "evolved": summary(evolved), "start": summary(start), "expectimax": summary(expectimax),
+        "evolved_minus_start": paired_difference(evolved, start),
+        "evolved_minus_expectimax": paired_difference(evolved, expectimax),
+    }
+
+
+def play_verdict(state: RunState, toolbox: base.Toolbox, best: Individual, run_dir: Path) -> dict:
+    """``best``, the starting player and expectimax on ``final_games`` fresh games: the run's verdict."""
+    c, started = state.config, time.perf_counter()
+    seed = dice_seed(c.seed, FINAL, VERDICT_CHECK)
+    start_genome, start_values = starting_genome(state)
+    genomes = np.stack([np.asarray(best, dtype=np.float64), start_genome])
+    scores, _ = play(toolbox, state, genomes, np.stack([best.cell_values, start_values]), c.final_games, seed)
+    result = verdict_of(scores[0], scores[1], reference_scores(state.spec, c.final_games, seed))
+    return {"games": c.final_games, "seed": seed, "start_player": describe_start(state), **result,
+            "play": play_command(state, run_dir), "seconds": time.perf_counter() - started}
+
+
+def _judge(difference: dict) -> str:
+    if difference["p"] >= SIGNIFICANCE:
+        return "no clear difference"
+    return "better" if difference["mean"] > 0 else "worse"
+
+
+def verdict_lines(verdict: dict) -> list[str]:
+    """The verdict in plain words, for the console."""
+    v, start = verdict, verdict["start_player"]
+    lines = [f"verdict on {v['games']:,} fresh games (the same dice for the three players):",
+             f"  evolved {v['evolved']['mean']:.1f} ± {v['evolved']['sem']:.1f}, "
+             f"started from ({start}) {v['start']['mean']:.1f} ± {v['start']['sem']:.1f}, "
+             f"expectimax {v['expectimax']['mean']:.1f} ± {v['expectimax']['sem']:.1f}"]
+    for other, key in ((f"the player it started from ({start})", "evolved_minus_start"),
+                       ("expectimax", "evolved_minus_expectimax")):
+        d = v[key]
+        lines.append(f"  against {other}: {d['mean']:+.1f} ± {d['sem']:.1f} game by game, "
+                     f"p = {d['p']:.2g}: {_judge(d)}")
+    lines.append(f"play against it: {v['play']}")
+    return lines
