@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from expected_scores.turn import plan_one
+from expected_scores.lanes import NO_HANDS, plan_lanes
 from yamb.engine import GameBatch
 from yamb.rules import N_NUMBER_ROWS, Rules
 
@@ -124,8 +124,12 @@ def _best_fills(mask, upper, y, scores, joker_scores, five_face, values, params,
 
 @njit(cache=True, parallel=True)
 def _solve_level(masks, values, reachable, scores, joker_scores, five_face, params,
-                 add_die, remove_die, first_prob, rolls):
-    """Value every reachable state of each mask in ``masks`` (all of one level); returns the count."""
+                 add_die, remove_die, first_prob, sub_keeps, rolls):
+    """Value every reachable state of each mask in ``masks`` (all of one level); returns the count.
+
+    The states of one mask are planned together, one per SIMD lane (``plan_lanes``,
+    bit for bit ``plan_one``).
+    """
     n_multisets = scores.shape[0]
     n_keeps = add_die.shape[0]
     n_upper, n_y = values.shape[1], values.shape[2]
@@ -144,18 +148,24 @@ def _solve_level(masks, values, reachable, scores, joker_scores, five_face, para
                     states[n, 0] = u
                     states[n, 1] = y
                     n += 1
-        options = np.empty((1, n, n_multisets))
-        value = np.empty((rolls, n, n_multisets))
-        keep = np.empty((rolls, n, n_multisets), dtype=np.int16)
-        kv = np.empty(n_keeps)
-        best = np.empty(n_keeps)
-        arg = np.empty(n_keeps, dtype=np.int32)
+        fills = np.empty((1, n, n_multisets))
         for b in range(n):
             _best_fills(mask, states[b, 0], states[b, 1], scores, joker_scores, five_face, values,
-                        params, options, b)
-            values[mask, states[b, 0], states[b, 1]] = plan_one(
-                options, no_pure, b, add_die, remove_die, first_prob, value, keep, kv, best, arg
-            )
+                        params, fills, b)
+        options = np.empty((rolls, n_multisets, n))  # the same options after every roll
+        for t in range(rolls):
+            for m in range(n_multisets):
+                for b in range(n):
+                    options[t, m, b] = fills[0, b, m]
+        value = np.empty((rolls, n_multisets, n))
+        keep = np.empty((rolls, n_multisets, n), dtype=np.int16)
+        plan_lanes(options, no_pure, add_die, remove_die, first_prob, value, keep, np.empty((n_keeps, n)),
+                   np.empty((n_keeps, n)), np.empty((n_keeps, n), dtype=np.int32), NO_HANDS, sub_keeps)
+        for b in range(n):  # the turn's start value, summed as plan_one sums it
+            start = 0.0
+            for m in range(n_multisets):
+                start += first_prob[m] * value[0, m, b]
+            values[mask, states[b, 0], states[b, 1]] = start
         counts[i] = n
     return counts.sum()
 
@@ -257,5 +267,5 @@ def solve_solitaire(rules: Rules, filled: int = 0) -> SolitaireSolution:
         masks = np.flatnonzero((popcount == level) & (np.arange(1 << n_rows) & filled == filled))
         states += _solve_level(masks.astype(np.int64), values, reachable, rules.scores, rules.joker_scores,
                                rules.five_alike_face, _params(rules), dice.add_die, dice.remove_die,
-                               dice.outcome_prob[0], rules.rolls)
+                               dice.outcome_prob[0], dice.sub_keeps, rules.rolls)
     return SolitaireSolution(rules=rules, values=values, seconds=time.perf_counter() - start, states=states)

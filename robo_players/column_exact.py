@@ -135,7 +135,8 @@ class ColumnExactPlayer:
             if len(self.free):
                 _adjust(games, batch.filled, batch.cells, batch.player, self.free, *self.tables,
                         adjust)
-            return self.search.search(batch, games, adjust)
+            rows = np.arange(len(games), dtype=np.int64)
+            return self.search.search(batch, games, (adjust.reshape(len(games), -1), rows, 1.0))
 
 
 def column_played(layout: Layout) -> ColumnExactPlayer:

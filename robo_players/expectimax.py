@@ -2,7 +2,7 @@
 
 After the first roll of a turn the player plans the rest of it with the turn
 optimizer's recursion (``expected_scores.turn.plan_one``, run for up to 64
-turns at once, one per SIMD lane: ``robo_players.neural.lanes``, bit for bit
+turns at once, one per SIMD lane: ``expected_scores.lanes``, bit for bit
 the same plans): after each remaining roll the turn may end in any cell the
 rules allow then, worth the cell's value (its score against the row's
 expectation, see ``robo_players.cell_values``), and keeps maximize the
@@ -37,7 +37,7 @@ from numba import get_num_threads, njit, prange
 from expected_scores.turn import STOP, plan_turn
 from robo_players.cell_values import LEVELS, NORMAL_BONUS, cell_model, column_values
 from robo_players.heuristics import ONE, decide
-from robo_players.neural.lanes import plan_lanes
+from expected_scores.lanes import plan_lanes
 from robo_players.row_plans import row_plans
 from yamb import kernels
 from yamb.engine import GameBatch, threads_for
@@ -46,7 +46,7 @@ from yamb.rules import N_NUMBER_ROWS, Rules
 
 CHUNKS_PER_THREAD = 8
 BLOCK = 64  # games whose plans are made together
-NO_CORRECTION = np.zeros((0, 2, 0, 0))  # the ``adjust`` of plain expectimax
+NO_CORRECTION = (np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int64), 1.0)  # plain expectimax
 _FILL, _LATE, _PURE = 0, 1, 2  # how a turn may end after a later roll
 
 
@@ -119,15 +119,23 @@ def _announce_value(c, r, m, left, sign, row_value, reach, lin, num):
 
 @njit(cache=True, inline="always")
 def _correct(adjust, i, c, own, lin, num):
-    """Open cells of column ``c`` valued ``(1 + w) * value + d``, ``(d, w) = adjust[i, :, c, r]``.
+    """Open cells of column ``c`` valued ``(1 + w) * value + d``.
+
+    ``adjust`` is (outputs, rows, scale): ``outputs[rows[i]]`` holds, for cell
+    ``c * R + r`` of the ``CR`` cells, ``d / scale`` at that index and ``w`` at ``CR`` plus it
+    (float32 network outputs are taken to float64 here).
 
     The search-guided player's correction (``robo_players.neural.guided``).
     """
-    for r in range(lin.shape[1]):
+    outputs, rows, scale = adjust
+    row = rows[i]
+    n_rows = lin.shape[1]
+    n_cells = lin.shape[0] * n_rows
+    for r in range(n_rows):
         if (own >> np.uint32(r)) & ONE:
             continue
-        d = adjust[i, 0, c, r]
-        a = max(1.0 + adjust[i, 1, c, r], 0.0)
+        d = outputs[row, c * n_rows + r] * scale
+        a = max(1.0 + outputs[row, n_cells + c * n_rows + r], 0.0)
         if r < N_NUMBER_ROWS:
             for k in range(num.shape[2]):
                 num[c, r, k] = a * num[c, r, k] + d
@@ -140,7 +148,7 @@ def _correct(adjust, i, c, own, lin, num):
 def _endings(i, q, games, state, consts, tables, plans, work, bits, actions, adjust, queue):
     """The action of ``games[i]`` (the best ending now or the plan's keep), its turn queued when it needs a plan.
 
-    Cell values are corrected by ``adjust[i]`` (none when ``adjust`` is empty).
+    Cell values are corrected by ``adjust`` (none when its outputs are empty; see ``_correct``).
     A turn to plan goes to queue slot ``q``: its options (and pure-hand options)
     after each roll in ``options[q]`` (and ``pure[q]``), its roll count in
     ``layers[q]`` and its commitment in ``targets[q]``; otherwise ``layers[q]`` is 0.
@@ -150,10 +158,10 @@ def _endings(i, q, games, state, consts, tables, plans, work, bits, actions, adj
     keep_size, has_jokers, pure_hand = consts[7], consts[12], consts[15]
     (expected, variance, bonus_levels, levels, level_score, params, sign, row_value, reach,
      add_die, remove_die, first_prob, scores_t, levels_t) = tables
-    lin, num, ends = work
+    lin, num, ends = work[:3]
     queued_options, queued_pure, queued_layers, targets, _ = queue
     queued_layers[q] = 0
-    plan_keep, plan_turn_id, plan_target = plans
+    plan_keep, plan_turn_id, plan_target, column_key, column_lin, column_num = plans
     n_cols = order.shape[0]
     n_cells = n_cols * n_rows
     n_keeps = len(keep_size)
@@ -169,10 +177,20 @@ def _endings(i, q, games, state, consts, tables, plans, work, bits, actions, adj
         return
     full = (1 << n_rows) - 1
     for c in range(n_cols):
-        if filled[g, p, c] != full:
-            column_values(filled, cells, g, p, c, expected, variance, bonus_levels, level_score, params, lin, num)
-            if adjust.shape[0]:
-                _correct(adjust, i, c, filled[g, p, c], lin, num)
+        own = filled[g, p, c]
+        if own != full:
+            if column_key[g, p, c] != own:  # a column's values change only when one of its cells is filled
+                column_values(filled, cells, g, p, c, expected, variance, bonus_levels, level_score, params,
+                              column_lin[g, p], column_num[g, p])
+                column_key[g, p, c] = own
+            for r in range(n_rows):
+                lin[c, r, 0] = column_lin[g, p, c, r, 0]
+                lin[c, r, 1] = column_lin[g, p, c, r, 1]
+            for r in range(N_NUMBER_ROWS):
+                for k in range(LEVELS):
+                    num[c, r, k] = column_num[g, p, c, r, k]
+            if adjust[0].shape[0]:
+                _correct(adjust, i, c, own, lin, num)
     yz_row = params[6]
     left = rolls_allowed[g] - roll[g]
     # the best ending after this roll
@@ -259,14 +277,20 @@ def _endings(i, q, games, state, consts, tables, plans, work, bits, actions, adj
 
 
 @njit(cache=True)
-def _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue):
-    """Plan the ``n_queued`` turns queued by ``_endings``, all of a roll count at once."""
+def _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue, work):
+    """Plan the ``n_queued`` turns queued by ``_endings``, all of a roll count at once.
+
+    Only the hand held is planned at the current roll. ``work[3:]``: flat buffers
+    for the lanes (reshaped to each roll count), allocated once per chunk.
+    """
     roll, turn = state[3], state[9]
     n_cells, n_keeps = consts[0].shape[0] * consts[1], len(consts[7])
+    sub_keeps = consts[18]
     dice = state[2]
     add_die, remove_die, first_prob = tables[9], tables[10], tables[11]
-    plan_keep, plan_turn_id, plan_target = plans
+    plan_keep, plan_turn_id, plan_target = plans[:3]
     queued_options, queued_pure, queued_layers, targets, queued = queue
+    lane_options, lane_pure, lane_value, lane_keep, kv, best, arg, hands = work[3:]
     n_multisets = queued_options.shape[2]
     for layers in range(2, queued_options.shape[1] + 1):
         lanes = 0
@@ -274,23 +298,27 @@ def _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue):
             lanes += queued_layers[q] == layers
         if lanes == 0:
             continue
-        options = np.empty((layers, n_multisets, lanes))
-        pure = np.empty((layers if queued_pure.shape[1] else 0, n_multisets, lanes))
+        size = layers * n_multisets * lanes
+        options = lane_options[:size].reshape((layers, n_multisets, lanes))
+        pure = lane_pure[:size if queued_pure.shape[1] else 0].reshape(
+            (layers if queued_pure.shape[1] else 0, n_multisets, lanes))
         index = np.empty(lanes, dtype=np.int64)
         lane = 0
         for q in range(n_queued):
             if queued_layers[q] == layers:
                 index[lane] = q
+                hands[lane] = dice[games[queued[q]]]
                 for t in range(layers):
                     for mm in range(n_multisets):
                         options[t, mm, lane] = queued_options[q, t, mm]
                         if pure.shape[0]:
                             pure[t, mm, lane] = queued_pure[q, t, mm]
                 lane += 1
-        value = np.empty((layers, n_multisets, lanes))
-        keep = np.empty((layers, n_multisets, lanes), dtype=np.int16)
+        value = lane_value[:size].reshape((layers, n_multisets, lanes))
+        keep = lane_keep[:size].reshape((layers, n_multisets, lanes))
         plan_lanes(options, pure, add_die, remove_die, first_prob, value, keep,
-                   np.empty((n_keeps, lanes)), np.empty((n_keeps, lanes)), np.empty((n_keeps, lanes), dtype=np.int32))
+                   kv[: n_keeps * lanes].reshape((n_keeps, lanes)), best[: n_keeps * lanes].reshape((n_keeps, lanes)),
+                   arg[: n_keeps * lanes].reshape((n_keeps, lanes)), hands[:lanes], sub_keeps)
         for lane in range(lanes):
             i = queued[index[lane]]
             g = games[i]
@@ -310,8 +338,13 @@ def _search_range(start, stop, games, state, consts, tables, plans, actions, adj
     one, the queued plans made ``BLOCK`` at a time."""
     n_cols, n_rows, pure_hand = consts[0].shape[0], consts[1], consts[15]
     n_multisets, rolls = tables[3].shape[0], plans[0].shape[1] + 1
+    n_keeps = len(consts[7])
+    lane_size = rolls * n_multisets * BLOCK
     work = (np.zeros((n_cols, n_rows, 2)), np.zeros((n_cols, N_NUMBER_ROWS, LEVELS)),
-            np.empty((n_cols * n_rows, 2), dtype=np.int64))
+            np.empty((n_cols * n_rows, 2), dtype=np.int64),
+            np.empty(lane_size), np.empty(lane_size if pure_hand else 0), np.empty(lane_size),
+            np.empty(lane_size, dtype=np.int16), np.empty(n_keeps * BLOCK), np.empty(n_keeps * BLOCK),
+            np.empty(n_keeps * BLOCK, dtype=np.int32), np.empty(BLOCK, dtype=np.int64))
     bits = np.empty((BLOCK, 2, n_cols), dtype=np.uint32)
     queue = (np.empty((BLOCK, rolls, n_multisets)), np.empty((BLOCK, rolls if pure_hand else 0, n_multisets)),
              np.zeros(BLOCK, dtype=np.int64), np.empty(BLOCK, dtype=np.int64), np.empty(BLOCK, dtype=np.int64))
@@ -323,24 +356,27 @@ def _search_range(start, stop, games, state, consts, tables, plans, actions, adj
             queued[n_queued] = i
             n_queued += 1
             if n_queued == BLOCK:
-                _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue)
+                _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue, work)
                 n_queued = 0
-    _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue)
+    _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue, work)
 
 
 @njit(cache=True, parallel=True)
-def _search(games, state, consts, tables, plan_keep, plan_turn_id, plan_target, actions, adjust, n_chunks):
+def _search(games, state, consts, tables, plan_keep, plan_turn_id, plan_target, column_key, column_lin,
+            column_num, actions, adjust, n_chunks):
     """The search of every game, in chunks.
 
     Each game's plan for its later rolls: ``plan_keep`` (keeps or ``STOP`` by roll
     and hand), valid for turn ``plan_turn_id`` and commitment ``plan_target``.
-    (The plan arrays come one by one: a parallel loop may lose writes to arrays
-    unpacked from a tuple, see ``yamb.kernels``.)
+    The uncorrected cell values of each column of each player (``column_lin``,
+    ``column_num``, as ``column_values`` writes them), valid while its filled rows
+    are ``column_key``. (These arrays come one by one: a parallel loop may lose
+    writes to arrays unpacked from a tuple, see ``yamb.kernels``.)
     """
     for chunk in prange(n_chunks):
         start = chunk * len(games) // n_chunks
         stop = (chunk + 1) * len(games) // n_chunks
-        plans = (plan_keep, plan_turn_id, plan_target)
+        plans = (plan_keep, plan_turn_id, plan_target, column_key, column_lin, column_num)
         _search_range(start, stop, games, state, consts, tables, plans, actions, adjust)
 
 
@@ -374,20 +410,25 @@ class ExpectimaxPlayer:
         self._plans: weakref.WeakKeyDictionary[GameBatch, tuple] = weakref.WeakKeyDictionary()
 
     def _plans_of(self, batch: GameBatch) -> tuple:
-        """The plans of ``batch``'s games (none made yet for a new batch)."""
+        """The plans and column values of ``batch``'s games (none made yet for a new batch)."""
         if batch not in self._plans:
             rules = batch.rules
             later = max(rules.rolls, rules.spec.last_turn_rolls) - 1
+            columns = (batch.n_games, batch.layout.players, batch.layout.n_columns)
             self._plans[batch] = (
                 np.empty((batch.n_games, later, rules.dice.n_multisets), dtype=np.int16),
                 np.full(batch.n_games, -1, dtype=np.int32),
                 np.full(batch.n_games, -1, dtype=np.int32),
+                np.full(columns, -1, dtype=np.int64),
+                np.zeros((*columns, rules.n_rows, 2)),  # zeros: the number rows' lin stays 0, as jokers read it
+                np.zeros((*columns, N_NUMBER_ROWS, LEVELS)),
             )
         return self._plans[batch]
 
-    def search(self, batch: GameBatch, games: np.ndarray, adjust: np.ndarray) -> np.ndarray:
-        """The actions of ``games`` (int64), cell values corrected by ``adjust`` (G, 2, C, R), or by
-        nothing when it is empty; on all numba threads."""
+    def search(self, batch: GameBatch, games: np.ndarray, adjust: tuple = NO_CORRECTION) -> np.ndarray:
+        """The actions of ``games`` (int64), cell values corrected by ``adjust``: (n, 2 CR)
+        ``[d / scale | w]`` per cell (float32 network outputs, or float64), the row of each game's
+        corrections (int64), and ``scale`` (see ``_correct``); none by default. On all numba threads."""
         actions = np.empty(len(games), dtype=np.int64)
         chunks = min(-(-len(games) // BLOCK), CHUNKS_PER_THREAD * get_num_threads())
         _search(games, batch._state, batch._consts, self.tables, *self._plans_of(batch), actions, adjust, chunks)

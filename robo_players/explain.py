@@ -47,7 +47,7 @@ def open_cell_values(player: Player, game: Game) -> dict[Cell, float] | None:
         if own == full:
             continue
         column_values(filled, cells, 0, p, c, expected, variance, bonus_levels, level_score, params, lin, num)
-        if adjust.shape[0]:
+        if adjust[0].shape[0]:
             _correct(adjust, 0, c, own, lin, num)
         yamb_cell = cells[0, p, c, params[6]] if has_jokers else 0
         for r in range(lay.n_rows):

@@ -42,14 +42,11 @@ class SearchGuidedPlayer(ExpectimaxPlayer):
         self.scale = score_scale(layout)
         self.name = name
 
-    def corrections(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
-        """The network's ``(d, w)`` of every cell of ``games``, shape (G, 2, C, R)."""
-        lay = batch.layout
+    def corrections(self, batch: GameBatch, games: np.ndarray) -> tuple:
+        """The network's corrections of the cells of ``games``, as ``ExpectimaxPlayer.search`` takes
+        them: float32 outputs ``[d / scale | w]`` per cell, the row of each game's outputs, and the scale."""
         out, rows = network_outputs(self.forward, batch, games, self.cell_values, False)
-        out = out[rows].astype(np.float64)
-        adjust = out.reshape(len(games), 2, lay.n_columns, lay.n_rows)
-        adjust[:, 0] *= self.scale
-        return adjust
+        return np.ascontiguousarray(out, dtype=np.float32), np.asarray(rows, dtype=np.int64), self.scale
 
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         games = np.asarray(games, dtype=np.int64)

@@ -18,6 +18,8 @@ from numba import njit
 from expected_scores.turn import STOP
 from yamb.dice import FACES
 
+NO_HANDS = np.empty(0, dtype=np.int64)  # ``plan_lanes``'s ``hands``: plan every hand of the first roll
+
 
 @njit(cache=True, inline="always")
 def _option(options, pure, t, m, lane, after_full_throw):
@@ -29,10 +31,14 @@ def _option(options, pure, t, m, lane, after_full_throw):
 
 
 @njit(cache=True)
-def plan_lanes(options, pure, add_die, remove_die, first_prob, value, keep, kv, best, arg):
+def plan_lanes(options, pure, add_die, remove_die, first_prob, value, keep, kv, best, arg, hands, sub_keeps):
     """``plan_one`` of every lane: options and pure (rolls or 0, M, L) to value and keep (rolls, M, L).
 
-    Work arrays ``kv``, ``best`` (K, L) float64 and ``arg`` (K, L) int32.
+    Work arrays ``kv``, ``best`` (K, L) float64 and ``arg`` (K, L) int32. With
+    ``hands`` (L,) int64 (not empty), only hand ``hands[lane]`` of the first roll is planned (the
+    one held; the other hands of ``value[0]`` and ``keep[0]`` are left unset),
+    from its sub-keeps ``sub_keeps`` (``DiceTables.sub_keeps``, increasing, the
+    hand itself last): the same comparisons in the same order, so the same plan.
     """
     rolls, n_multisets, lanes = options.shape
     first_full = add_die.shape[0] - n_multisets
@@ -62,6 +68,11 @@ def plan_lanes(options, pure, add_die, remove_die, first_prob, value, keep, kv, 
                 for m in range(n_multisets):
                     s += first_prob[m] * max(value[t + 1, m, lane], _option(options, pure, t + 1, m, lane, True))
                 kv[0, lane] = s
+        if t == 0 and hands.shape[0] > 0:
+            for lane in range(lanes):
+                _plan_hand(options, pure, remove_die, first_full, hands[lane], sub_keeps, lane, value, keep,
+                           kv, best, arg)
+            continue
         for k in range(first_full):
             for lane in range(lanes):
                 best[k, lane] = kv[k, lane]
@@ -86,13 +97,41 @@ def plan_lanes(options, pure, add_die, remove_die, first_prob, value, keep, kv, 
                         keep[t, m, lane] = arg[j, lane] if better else keep[t, m, lane]
 
 
-def plan_many(options: np.ndarray, dice, pure: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Values and keeps (rolls, B, M) of B turns with options (and pure options) (rolls, B, M)."""
+@njit(cache=True, inline="always")
+def _plan_hand(options, pure, remove_die, first_full, m, sub_keeps, lane, value, keep, kv, best, arg):
+    """The first roll's plan of hand ``m`` alone in one lane: its sub-keeps' best plays, then its own."""
+    for i in range(sub_keeps.shape[1]):
+        k = sub_keeps[m, i]
+        if k < 0 or k >= first_full:  # padding, or the whole hand (last)
+            break
+        best[k, lane] = kv[k, lane]
+        arg[k, lane] = k
+        for f in range(FACES):
+            j = remove_die[k, f]
+            if j >= 0 and best[j, lane] > best[k, lane]:
+                best[k, lane] = best[j, lane]
+                arg[k, lane] = arg[j, lane]
+    value[0, m, lane] = _option(options, pure, 0, m, lane, True)
+    keep[0, m, lane] = STOP
+    for f in range(FACES):
+        j = remove_die[first_full + m, f]
+        if j >= 0 and best[j, lane] > value[0, m, lane]:
+            value[0, m, lane] = best[j, lane]
+            keep[0, m, lane] = arg[j, lane]
+
+
+def plan_many(options: np.ndarray, dice, pure: np.ndarray | None = None,
+              hands: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Values and keeps (rolls, B, M) of B turns with options (and pure options) (rolls, B, M).
+
+    With ``hands`` (B,), the first roll is planned for hand ``hands[b]`` of turn ``b`` only.
+    """
     o = np.ascontiguousarray(np.asarray(options, dtype=np.float64).transpose(0, 2, 1))
     p = np.zeros((0,) + o.shape[1:]) if pure is None else np.ascontiguousarray(np.transpose(pure, (0, 2, 1)))
     value, keep = np.empty_like(o), np.empty(o.shape, dtype=np.int16)
     lanes = o.shape[2]
     plan_lanes(o, p, dice.add_die, dice.remove_die, dice.outcome_prob[0], value, keep,
                np.empty((dice.n_keeps, lanes)), np.empty((dice.n_keeps, lanes)),
-               np.empty((dice.n_keeps, lanes), dtype=np.int32))
+               np.empty((dice.n_keeps, lanes), dtype=np.int32),
+               NO_HANDS if hands is None else np.asarray(hands, dtype=np.int64), dice.sub_keeps)
     return value.transpose(0, 2, 1), keep.transpose(0, 2, 1)
