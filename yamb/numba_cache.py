@@ -3,9 +3,12 @@
 numba's on-disk cache checks only the file of the cached function, so a kernel
 that calls an edited function of another module would run its stale compiled
 code. Here the cache folder is named after a hash of every source file of the
-project's packages: any edit (or upgrade) starts a fresh folder and nothing
-stale is ever loaded. Folders unused for a week are removed. A
-``NUMBA_CACHE_DIR`` set by the user is left alone.
+packages that hold compiled code or the tables it reads: any edit to them
+(or an upgrade) starts a fresh folder and nothing stale is ever loaded. The
+applications (``evolution``, the CLI, the terminal game, the web app) hold
+none, so editing them recompiles nothing (a test keeps them free of compiled
+code). Folders unused for a week are removed. A ``NUMBA_CACHE_DIR`` set by
+the user is left alone.
 """
 
 from __future__ import annotations
@@ -17,16 +20,21 @@ import sys
 import time
 from pathlib import Path
 
-PACKAGES = ("yamb", "expected_scores", "robo_players", "evolution")
+PACKAGES = ("yamb", "expected_scores", "robo_players")
+APPLICATIONS = ("yamb/cli", "yamb/terminal", "yamb/web")  # inside PACKAGES, without compiled code
 KEEP_SECONDS = 7 * 24 * 3600
 
 
 def source_digest(root: Path) -> str:
-    """A short hash of the names and contents of every ``.py`` file of the packages under ``root``."""
+    """A short hash of the names and contents of every ``.py`` file of the packages under ``root``,
+    the applications' folders left out."""
     digest = hashlib.blake2b(digest_size=8)
     for package in PACKAGES:
         for path in sorted((root / package).rglob("*.py")):
-            digest.update(str(path.relative_to(root)).encode())
+            name = path.relative_to(root).as_posix()
+            if name.startswith(tuple(f"{app}/" for app in APPLICATIONS)):
+                continue
+            digest.update(name.encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()
 
