@@ -16,13 +16,13 @@ from pathlib import Path
 
 from robo_players.cell_values import BONUS_MODELS
 from robo_players.neural.networks import KINDS
+from yamb.checks import MAX_SEED
 from yamb.errors import YambError
 
 ALGORITHMS = ("ga", "cma")
 BACKENDS = ("processes", "ray")  # where the games are played (evolution/backends.py)
 CROSSOVERS = ("blend", "sbx")
 CMA_MAX_WEIGHTS = 2000  # CMA-ES keeps a full covariance matrix: n^2 memory, n^3 time per generation
-MAX_SEED = 2**64 - 1  # the engine's seeds are unsigned 64-bit integers
 MAX_HIDDEN = 4096  # units of a hidden layer
 MAX_LAYERS = 8  # hidden layers
 MAX_POPULATION_WEIGHTS = 200_000_000  # population x weights per network, held in memory as float64

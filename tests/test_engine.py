@@ -107,6 +107,24 @@ def test_seed_and_stream_fix_the_dice_wherever_the_game_sits() -> None:
     assert (histories[0] != histories[1]).mean() > 0.9
 
 
+@pytest.mark.parametrize("seed", [-1, 2**64, 1.5, True, "7", np.float64(3)])
+def test_a_batch_refuses_a_seed_outside_the_engine_range(seed: object) -> None:
+    with pytest.raises(YambError, match="seed must be an integer from 0 to 2\\*\\*64 - 1"):
+        GameBatch(layout(rules("yatzy")), 2, seed=seed)
+
+
+@pytest.mark.parametrize("n_games", [-5, 2.0, None])
+def test_a_batch_refuses_a_count_of_games_that_is_not_a_whole_number(n_games: object) -> None:
+    with pytest.raises(YambError, match="whole number of games"):
+        GameBatch(layout(rules("yatzy")), n_games)
+
+
+def test_the_largest_seed_deals_the_same_dice_as_a_numpy_one() -> None:
+    a = GameBatch(layout(rules("yatzy")), 3, seed=2**64 - 1)
+    b = GameBatch(layout(rules("yatzy")), 3, seed=np.uint64(2**64 - 1))
+    assert np.array_equal(a.dice, b.dice)
+
+
 def test_dice_rolls_follow_the_exact_probabilities() -> None:
     """Chi-square of 60,000 first rolls and rerolls of three dice against the dice tables."""
     r = rules("yamb")

@@ -20,6 +20,7 @@ import numba
 import numpy as np
 
 from yamb import kernels
+from yamb.checks import check_seed, is_int
 from yamb.columns import ANNOUNCE_ROLL, ORDINARY_KINDS
 from yamb.errors import IllegalMoveError, YambError
 from yamb.layout import Layout
@@ -130,10 +131,12 @@ class GameBatch:
         seed: int = 0,
         streams: np.ndarray | None = None,
     ) -> None:
+        if not is_int(n_games) or n_games < 0:
+            raise YambError(f"a batch needs a whole number of games (0 or more), not {n_games!r}")
         self.layout = layout
         self.rules = layout.rules
-        self.n_games = n_games
-        self.seed = seed
+        self.n_games = n_games = int(n_games)
+        self.seed = seed = check_seed("seed", seed)
         n, p, c, r = n_games, layout.players, layout.n_columns, layout.n_rows
         self.streams = (
             np.arange(n, dtype=np.uint64) if streams is None else np.asarray(streams, dtype=np.uint64)

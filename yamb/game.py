@@ -16,13 +16,13 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from yamb.dice import FACES, counts_of
+from yamb.checks import check_seed, is_int
 from yamb.engine import GameBatch
 from yamb.errors import IllegalMoveError, InvalidDiceError, UnknownColumnError, YambError
 from yamb.layout import Layout, layout
 from yamb.rules import Rules, rules as preset_rules
 
 SNAPSHOT_KEYS = ("preset", "dice", "joker", "columns", "players", "seed", "stream", "actions")
-MAX_SEED = 2**64 - 1
 
 
 class Cell(NamedTuple):
@@ -36,19 +36,8 @@ class Cell(NamedTuple):
     row: str
 
 
-def _is_int(value: object) -> bool:
-    """An integer, numpy's included, but not a bool."""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
-
-def _check_seed(name: str, value: int) -> int:
-    if not _is_int(value) or not 0 <= value <= MAX_SEED:
-        raise YambError(f"{name} must be an integer from 0 to 2**64 - 1, not {value!r}")
-    return int(value)
-
-
 def _check_action(action: object) -> int:
-    if not _is_int(action):
+    if not is_int(action):
         raise YambError(f"an action must be an integer (see yamb.layout), not {action!r}")
     return int(action)
 
@@ -86,11 +75,11 @@ class Game:
             raise UnknownColumnError(f"columns must be a list of column kinds, not the string {columns!r}")
         if columns is not None and not isinstance(columns, (list, tuple)):
             raise UnknownColumnError(f"columns must be a list of column kinds, not {columns!r}")
-        if not _is_int(players) or players < 1:
+        if not is_int(players) or players < 1:
             raise YambError(f"players must be a whole number of at least 1, not {players!r}")
         self.layout: Layout = layout(self.rules, columns, players)
-        self.seed = _check_seed("seed", seed)
-        self.stream = _check_seed("stream", stream)
+        self.seed = check_seed("seed", seed)
+        self.stream = check_seed("stream", stream)
         n_rows = self.layout.n_rows
         self.columns: tuple[str, ...] = tuple(
             self.layout.cell_name(c * n_rows).partition(":")[0] for c in range(self.layout.n_columns)
@@ -201,14 +190,14 @@ class Game:
         if keep_positions is not None:
             positions = list(keep_positions)
             for i in positions:
-                if not _is_int(i) or not 0 <= i < len(dice):
+                if not is_int(i) or not 0 <= i < len(dice):
                     raise InvalidDiceError(f"die position {i!r} is not an integer from 0 to {len(dice) - 1}")
             if len(set(positions)) != len(positions):
                 raise InvalidDiceError(f"die positions {positions} repeat a position")
             keep = [dice[i] for i in positions]
         faces = list(keep or [])
         for d in faces:
-            if not _is_int(d) or not 1 <= d <= FACES:
+            if not is_int(d) or not 1 <= d <= FACES:
                 raise InvalidDiceError(f"die value {d!r} is not an integer from 1 to 6")
         counts = counts_of(faces)
         if any(k > have for k, have in zip(counts, counts_of(dice))):
@@ -299,7 +288,7 @@ class Game:
     def _check_player(self, player: int | None) -> int:
         if player is None:
             return self.player
-        if not _is_int(player) or not 0 <= player < self.players:
+        if not is_int(player) or not 0 <= player < self.players:
             raise YambError(f"player {player!r} out of range 0..{self.players - 1}")
         return int(player)
 

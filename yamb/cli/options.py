@@ -14,12 +14,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn, TypeVar
 
+from yamb.checks import MAX_SEED
 from yamb.errors import YambError
 from yamb.layout import Layout, layout
 from yamb.rules import Rules, rules
 
 T = TypeVar("T")
-MAX_SEED = 2**64 - 1  # the engine's seeds are unsigned 64-bit integers
 MAX_GAMES = 100_000_000  # games of one command: their scores are kept in memory (8 bytes each)
 MAX_BATCH = 1_000_000  # games played at once: a batch holds every game's state in memory
 MAX_WORKERS = 1024
