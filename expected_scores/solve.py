@@ -28,6 +28,7 @@ import numpy as np
 from expected_scores.free_column import FreeColumnSolution, solve_free_column
 from expected_scores.ordered_column import ORDERED_KINDS, ColumnSolution, solve_column
 from expected_scores.solitaire import SolitaireSolution, solve_solitaire
+from yamb.atomic import WriteError, write_atomically
 from yamb.columns import check_kind
 from yamb.errors import UnknownColumnError
 from yamb.rules import Rules, rules as make_rules
@@ -76,13 +77,15 @@ def _save(solution: Solution, path: Path, digest: str) -> None:
         arrays["keys"] = solution.keys
     else:
         arrays["states"] = solution.states
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "wb") as f:  # a file object: numpy adds no ".npz" to its name
+            np.savez_compressed(f, **arrays)
+
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
-        np.savez_compressed(tmp, **arrays)
-        os.replace(tmp, path)
-    except OSError as error:
-        warnings.warn(f"could not cache the solution in {path}: {error}", stacklevel=3)
+        write_atomically(path, write)
+    except WriteError as error:
+        warnings.warn(f"could not cache the solution in {path}: {error.reason}", stacklevel=3)
 
 
 def _load(rules: Rules, kind: str, path: Path, digest: str) -> Solution | None:
