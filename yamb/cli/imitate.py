@@ -6,8 +6,8 @@ teacher's move are recorded (``robo_players.neural.demonstrations``), and the
 network is trained by cross-entropy (``robo_players.neural.imitation``),
 optionally for more rounds on games it plays itself, labelled by the teacher
 (DAgger). The result is an ordinary weights file: ``--player FILE``,
-``yamb compare``, ``yamb play --bot`` and ``yamb evolve --player direct --init
-FILE`` read it.
+``yamb compare``, ``yamb play --bot`` and ``yamb evolve --preset
+direct-imitation --init FILE`` (or ``--player direct --init FILE``) read it.
 """
 
 from __future__ import annotations
@@ -92,6 +92,6 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"on {len(scores):,} fresh games: {scores.mean():.2f} ± {sem:.2f} (teacher {teacher.name}: "
                   f"{result.teacher_mean:.2f} on the recorded games); {time.perf_counter() - started:.0f} s")
     console.print(f"wrote {args.out}: direct network {list(args.hidden)}, {result.genome.size:,} weights; "
-                  f"evolve on with: yamb evolve --preset direct --hidden {','.join(map(str, args.hidden))} "
+                  f"evolve on with: yamb evolve --preset direct-imitation --hidden {','.join(map(str, args.hidden))} "
                   f"--init {args.out}")
     return 0
