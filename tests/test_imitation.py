@@ -257,8 +257,8 @@ def test_cli_writes_a_file_that_compare_and_evolve_accept(tmp_path):
     from evolution.state import new_state
     from robo_players.neural.files import load_weights
 
-    config = with_settings(from_preset("direct-imitation"), {"game": "yatzy", "hidden": [8], "init": str(out), "elite": 1,
-                                                   "population": 4})
+    settings = {"game": "yatzy", "hidden": [8], "init": str(out), "elite": 1, "population": 4}
+    config = with_settings(from_preset("direct-imitation"), settings)
     state = new_state(config)
     weights = load_weights(out)
     np.testing.assert_array_equal(state.population[0], weights.genome.astype(np.float64))
