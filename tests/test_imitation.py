@@ -228,6 +228,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
     (["--learning-rate", "-1"], "'-1' is not a number above 0"),
     (["--learning-rate", "nan"], "'nan' is not a number above 0"),
     (["--validation", "1"], "'1' is not a number from 0 to below 1"),
+    (["--cell-games", "0"], "'0' is not a whole number from 1"),
     (["--seed", str(2**64)], "is not a whole number from 0 to 2**64-1"),
     (["--out", "."], "is a directory, not a file"),
     (["--out", "x.txt"], "unknown weights format 'txt'"),

@@ -35,6 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--learning-rate", type=arg(options.positive_number), default=3e-3, help="Adam's (default 0.003)")
     parser.add_argument("--validation", type=arg(options.fraction), default=0.1,
                         help="share of the games held out for validation (default 0.1)")
+    parser.add_argument("--cell-games", type=arg(options.games), default=2000,
+                        help="teacher games whose mean final cells become the network's cell values (default 2000)")
     parser.add_argument("--check-games", type=arg(options.games), default=1000,
                         help="fresh games played by the result at the end (default 1000)")
     parser.add_argument("--seed", type=arg(options.seed), default=0, help="seed of every random choice (default 0)")
@@ -77,19 +79,21 @@ def run(args: argparse.Namespace) -> int:
                 state["task"] = progress.add_task("games", total=args.games)
 
         def epoch_done(result) -> None:
-            progress.console.print(
-                f"epoch {result.epoch:>3}/{args.epochs}  train loss {result.train_loss:.4f}  "
-                f"validation loss {result.val_loss:.4f}  top choice {100 * result.val_top_accuracy:.1f}%  "
-                f"keep {100 * result.val_keep_accuracy:.1f}%  {time.perf_counter() - started:.0f} s", soft_wrap=True)
+            validation = ("no validation games" if np.isnan(result.val_loss) else
+                          f"validation loss {result.val_loss:.4f}  top choice {100 * result.val_top_accuracy:.1f}%  "
+                          f"keep {100 * result.val_keep_accuracy:.1f}%")
+            progress.console.print(f"epoch {result.epoch:>3}/{args.epochs}  train loss {result.train_loss:.4f}  "
+                                   f"{validation}  {time.perf_counter() - started:.0f} s", soft_wrap=True)
 
-        result = imitate(spec, teacher, args.games, settings, dagger=args.dagger, check_games=args.check_games,
+        result = imitate(spec, teacher, args.games, settings, dagger=args.dagger, cell_games=args.cell_games,
+                         check_games=args.check_games,
                          say=say, advance=lambda n: progress.advance(state["task"], n), epoch_done=epoch_done)
     scores = result.check_scores
-    sem = scores.std(ddof=1) / np.sqrt(len(scores)) if len(scores) > 1 else float("nan")
+    sem = f" ± {scores.std(ddof=1) / np.sqrt(len(scores)):.2f}" if len(scores) > 1 else ""
     info = {"fitness": float(scores.mean()), "seed": args.seed, "run_preset": f"imitate-{teacher.name}",
             "generation": 0, "games": args.games * (args.dagger + 1)}
     save_weights(NeuralWeights(spec, result.genome, result.cell_values, info), args.out)
-    console.print(f"on {len(scores):,} fresh games: {scores.mean():.2f} ± {sem:.2f} (teacher {teacher.name}: "
+    console.print(f"on {len(scores):,} fresh games: {scores.mean():.2f}{sem} (teacher {teacher.name}: "
                   f"{result.teacher_mean:.2f} on the recorded games); {time.perf_counter() - started:.0f} s")
     console.print(f"wrote {args.out}: direct network {list(args.hidden)}, {result.genome.size:,} weights; "
                   f"evolve on with: yamb evolve --preset direct-imitation --hidden {','.join(map(str, args.hidden))} "
