@@ -280,8 +280,11 @@ def _endings(i, q, games, state, consts, tables, plans, work, bits, actions, adj
 def _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue, work):
     """Plan the ``n_queued`` turns queued by ``_endings``, all of a roll count at once.
 
-    Only the hand held is planned at the current roll. ``work[3:]``: flat buffers
-    for the lanes (reshaped to each roll count), allocated once per chunk.
+    Only the hand held is planned at the current roll (so only its option after
+    the current roll is copied in). ``work[3:]``: flat buffers for the lanes
+    (reshaped to each roll count), allocated once per chunk. The copies into and
+    out of the lanes run with the lane innermost: whole cache lines of the lanes
+    are written and read, the queue's rows stay in the cache.
     """
     roll, turn = state[3], state[9]
     n_cells, n_keeps = consts[0].shape[0] * consts[1], len(consts[7])
@@ -290,44 +293,53 @@ def _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue, 
     add_die, remove_die, first_prob = tables[9], tables[10], tables[11]
     plan_keep, plan_turn_id, plan_target = plans[:3]
     queued_options, queued_pure, queued_layers, targets, queued = queue
-    lane_options, lane_pure, lane_value, lane_keep, kv, best, arg, hands = work[3:]
+    lane_options, lane_pure, lane_value, lane_keep, kv, best, arg, hands, index, start = work[3:]
     n_multisets = queued_options.shape[2]
+    later = plan_keep.shape[1]
+    flat_keep = plan_keep.reshape(-1)
     for layers in range(2, queued_options.shape[1] + 1):
         lanes = 0
         for q in range(n_queued):
-            lanes += queued_layers[q] == layers
+            if queued_layers[q] == layers:
+                index[lanes] = q
+                lanes += 1
         if lanes == 0:
             continue
+        with_pure = queued_pure.shape[1] > 0
         size = layers * n_multisets * lanes
         options = lane_options[:size].reshape((layers, n_multisets, lanes))
-        pure = lane_pure[:size if queued_pure.shape[1] else 0].reshape(
-            (layers if queued_pure.shape[1] else 0, n_multisets, lanes))
-        index = np.empty(lanes, dtype=np.int64)
-        lane = 0
-        for q in range(n_queued):
-            if queued_layers[q] == layers:
-                index[lane] = q
-                hands[lane] = dice[games[queued[q]]]
-                for t in range(layers):
-                    for mm in range(n_multisets):
-                        options[t, mm, lane] = queued_options[q, t, mm]
-                        if pure.shape[0]:
-                            pure[t, mm, lane] = queued_pure[q, t, mm]
-                lane += 1
+        pure = lane_pure[:size if with_pure else 0].reshape((layers if with_pure else 0, n_multisets, lanes))
+        for lane in range(lanes):
+            q = index[lane]
+            g = games[queued[q]]
+            m = dice[g]
+            hands[lane] = m
+            start[lane] = (g * later + roll[g] - 1) * n_multisets  # where plan_keep[g, roll[g] - 1] starts
+            options[0, m, lane] = queued_options[q, 0, m]
+            if with_pure:
+                pure[0, m, lane] = queued_pure[q, 0, m]
+        for t in range(1, layers):
+            for mm in range(n_multisets):
+                for lane in range(lanes):
+                    options[t, mm, lane] = queued_options[index[lane], t, mm]
+                if with_pure:
+                    for lane in range(lanes):
+                        pure[t, mm, lane] = queued_pure[index[lane], t, mm]
         value = lane_value[:size].reshape((layers, n_multisets, lanes))
         keep = lane_keep[:size].reshape((layers, n_multisets, lanes))
         plan_lanes(options, pure, add_die, remove_die, first_prob, value, keep,
                    kv[: n_keeps * lanes].reshape((n_keeps, lanes)), best[: n_keeps * lanes].reshape((n_keeps, lanes)),
                    arg[: n_keeps * lanes].reshape((n_keeps, lanes)), hands[:lanes], sub_keeps)
+        for t in range(1, layers):  # plan_keep[g, roll[g] + t - 2] = keep[t]
+            for mm in range(n_multisets):
+                for lane in range(lanes):
+                    flat_keep[start[lane] + (t - 1) * n_multisets + mm] = keep[t, mm, lane]
         for lane in range(lanes):
             i = queued[index[lane]]
             g = games[i]
-            for t in range(1, layers):
-                for mm in range(n_multisets):
-                    plan_keep[g, roll[g] + t - 2, mm] = keep[t, mm, lane]
             plan_turn_id[g] = turn[g]
             plan_target[g] = targets[index[lane]]
-            k = keep[0, dice[g], lane]
+            k = keep[0, hands[lane], lane]
             if k != STOP:
                 actions[i] = n_cells + k
 
@@ -344,7 +356,8 @@ def _search_range(start, stop, games, state, consts, tables, plans, actions, adj
             np.empty((n_cols * n_rows, 2), dtype=np.int64),
             np.empty(lane_size), np.empty(lane_size if pure_hand else 0), np.empty(lane_size),
             np.empty(lane_size, dtype=np.int16), np.empty(n_keeps * BLOCK), np.empty(n_keeps * BLOCK),
-            np.empty(n_keeps * BLOCK, dtype=np.int32), np.empty(BLOCK, dtype=np.int64))
+            np.empty(n_keeps * BLOCK, dtype=np.int32), np.empty(BLOCK, dtype=np.int64),
+            np.empty(BLOCK, dtype=np.int64), np.empty(BLOCK, dtype=np.int64))
     bits = np.empty((BLOCK, 2, n_cols), dtype=np.uint32)
     queue = (np.empty((BLOCK, rolls, n_multisets)), np.empty((BLOCK, rolls if pure_hand else 0, n_multisets)),
              np.zeros(BLOCK, dtype=np.int64), np.empty(BLOCK, dtype=np.int64), np.empty(BLOCK, dtype=np.int64))
