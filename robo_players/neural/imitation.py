@@ -25,6 +25,7 @@ from robo_players.neural.demonstrations import Demonstrations, keep_candidates
 from robo_players.neural.networks import DirectPolicyNet, NetSpec
 from robo_players.neural.population import genome_of, load_genome
 from yamb.dice import FACES
+from yamb.errors import YambError
 
 
 @dataclass(frozen=True)
@@ -139,10 +140,16 @@ def train(
             rows = np.sort(order[start_row : start_row + settings.batch_size])
             x, legal, hand, top, keep = _tensors(demos, rows)
             loss, _, _ = loss_fn(net(x), legal, hand, top, keep)
+            if not torch.isfinite(loss):
+                raise YambError(f"training diverged in epoch {epoch}: the loss is not finite (lower the learning rate, "
+                                f"now {settings.learning_rate:g})")
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
             schedule.step()
+            if not all(torch.isfinite(p).all() for p in net.parameters()):
+                raise YambError(f"training diverged in epoch {epoch}: the weights are not finite (lower the learning "
+                                f"rate, now {settings.learning_rate:g})")
             total += float(loss.detach()) * len(rows)
         val = evaluate(net, loss_fn, demos, val_rows) if len(val_rows) else (float("nan"),) * 3
         result = EpochResult(epoch, total / max(len(train_rows), 1), *val)

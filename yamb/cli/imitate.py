@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dagger", type=arg(options.integer(0, 100)), default=0,
                         help="more rounds on games the network plays, labelled by the teacher (default 0)")
     parser.add_argument("--batch-size", type=arg(options.integer(1, 1_000_000)), default=512, help="minibatch (default 512)")
-    parser.add_argument("--learning-rate", type=arg(options.positive_number), default=3e-3, help="Adam's (default 0.003)")
+    parser.add_argument("--learning-rate", type=arg(options.learning_rate), default=3e-3, help="Adam's (default 0.003)")
     parser.add_argument("--validation", type=arg(options.fraction), default=0.1,
                         help="share of the games held out for validation (default 0.1)")
     parser.add_argument("--cell-games", type=arg(options.games), default=2000,

@@ -174,13 +174,13 @@ def layer_sizes(text: str) -> tuple[int, ...]:
         raise ArgumentError(f"hidden layer sizes {text!r}: {error}") from None
 
 
-def positive_number(text: str) -> float:
-    """A finite number above 0, in ASCII (e.g. ``0.003`` or ``3e-3``)."""
+def learning_rate(text: str) -> float:
+    """A step size above 0 and at most 1, in ASCII (e.g. ``0.003`` or ``3e-3``)."""
     if re.fullmatch(r"\s*\+?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*", text):
         value = float(text)
-        if 0 < value < float("inf"):
+        if 0 < value <= 1:
             return value
-    raise ArgumentError(f"{text!r} is not a number above 0")
+    raise ArgumentError(f"{text!r} is not a learning rate above 0 and at most 1")
 
 
 def fraction(text: str) -> float:
