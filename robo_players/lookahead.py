@@ -59,6 +59,7 @@ from yamb.rules import N_NUMBER_ROWS, Rules
 BLOCK = 64  # next tables planned together, one per lane
 CHUNKS_PER_THREAD = 4
 SUFFIX = "+lookahead"  # a player name with it: that player with the look-ahead
+GAMES_AT_ONCE = 256  # games whose next tables are built together (memory: the look-ahead of 3 turns)
 
 
 @njit(cache=True, inline="always")
@@ -328,16 +329,20 @@ class LookaheadPlayer:
     """A search player (``ExpectimaxPlayer`` or a single ``SearchGuidedPlayer``) whose endings are
     worth their one-turn value plus the value of the next turn's plan from the table they leave."""
 
-    def __init__(self, base: ExpectimaxPlayer, layout: Layout) -> None:
+    def __init__(self, base: ExpectimaxPlayer, layout: Layout, turns: int = 2) -> None:
+        """``turns``: the turns planned, this one included (2: this turn and the next)."""
         if not isinstance(base, ExpectimaxPlayer) or type(base) not in (ExpectimaxPlayer, SearchGuidedPlayer):
             raise YambError(f"{getattr(base, 'name', base)!r} has no turn search to look ahead with; "
                             f"look-ahead works with expectimax, expectimax-played, expectimax-exact, "
                             f"best and guided weight files")
         if isinstance(base, SearchGuidedPlayer) and len(base.cell_values) != 1:
             raise YambError("look-ahead plays one network, not a population")
+        if turns < 2:
+            raise YambError(f"look-ahead plans 2 turns or more, not {turns}")
         self.base = base
         self.layout = layout
-        self.name = f"{base.name}{SUFFIX}"
+        self.turns = turns
+        self.name = f"{base.name}{SUFFIX}{turns if turns != 2 else ''}"
         self._after: weakref.WeakKeyDictionary[GameBatch, tuple] = weakref.WeakKeyDictionary()
 
     def _cache(self, batch: GameBatch) -> tuple[np.ndarray, np.ndarray]:
@@ -349,30 +354,38 @@ class LookaheadPlayer:
         return self._after[batch]
 
     def _network(self, filled: np.ndarray, cells: np.ndarray) -> tuple:
-        """The base's corrections of the next tables (none for expectimax)."""
+        """The base's corrections of the next tables as ``_correct`` reads them (none for expectimax)."""
         base = self.base
         if not isinstance(base, SearchGuidedPlayer):
-            return np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int64), 1.0, NO_AFTER
+            return np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int64), 1.0
         tables = NextTables(self.layout, self.layout.rules, filled, cells)
         x = encode(tables, None, base.cell_values, False)  # type: ignore[arg-type]
         out = np.ascontiguousarray(base.forward(x[None])[0], dtype=np.float32)
-        return out, np.arange(len(filled), dtype=np.int64), base.scale, NO_AFTER
+        return out, np.arange(len(filled), dtype=np.int64), base.scale
 
-    def next_values(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
-        """(n, C, R, LEVELS): what each ending of ``games``' current turns gains from the next turn,
-        as ``_correct`` adds it: by level of a number row, else as intercept (and the Yahtzee row's slope)."""
-        games = np.asarray(games, dtype=np.int64)
+    def _ahead(self, games: np.ndarray, filled: np.ndarray, cells: np.ndarray, player: np.ndarray,
+               consts: tuple, turns: int) -> np.ndarray:
+        """(n, C, R, LEVELS): what each ending of ``games``' current turns gains from the next
+        ``turns`` turns, as ``_correct`` adds it: by level of a number row, else as intercept (and
+        the Yahtzee row's slope)."""
         tables = self.base.tables
         expected, level_score, params = tables[0], tables[4], tables[5]
-        owner, cell, klass, layers, filled, cells = _next_tables(
-            games, batch.filled, batch.cells, batch.player, batch._consts, expected, level_score, params)
+        owner, cell, klass, layers, next_filled, next_cells = _next_tables(
+            games, filled, cells, player, consts, expected, level_score, params)
         values = np.zeros(len(owner))
         if len(owner):
+            adjust = (*self._network(next_filled, next_cells), NO_AFTER)
+            if turns > 1:  # the next turn looks ahead too
+                outputs = adjust[0] if len(adjust[0]) else np.zeros((len(owner), 2 * self.layout.n_cells),
+                                                                   dtype=np.float32)
+                later = self._ahead(np.arange(len(owner)), next_filled, next_cells,
+                                    np.zeros(len(owner), dtype=player.dtype), consts, turns - 1)
+                adjust = (outputs, np.arange(len(owner), dtype=np.int64), adjust[2], later)
             chunks = min(-(-len(owner) // BLOCK), CHUNKS_PER_THREAD * get_num_threads())
-            _next_values(filled, cells, layers, batch._consts, tables, self._network(filled, cells), chunks, values)
-        n_rows = batch.layout.n_rows
+            _next_values(next_filled, next_cells, layers, consts, tables, adjust, chunks, values)
+        n_rows = self.layout.n_rows
         c, r = cell // n_rows, cell % n_rows
-        after = np.zeros((len(games), batch.layout.n_columns, n_rows, LEVELS))
+        after = np.zeros((len(games), self.layout.n_columns, n_rows, LEVELS))
         number = r < N_NUMBER_ROWS
         after[owner[number], c[number], r[number], klass[number]] = values[number]
         other = ~number & (klass == 0)
@@ -381,6 +394,15 @@ class LookaheadPlayer:
         o, cs, rs = owner[scored], c[scored], r[scored]
         after[o, cs, rs, 1] = (values[scored] - after[o, cs, rs, 0]) / params[7]
         return after
+
+    def next_values(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
+        """(n, C, R, LEVELS): what each ending of ``games``' current turns gains from the turns
+        looked ahead (see ``_ahead``), ``GAMES_AT_ONCE`` games at a time."""
+        games = np.asarray(games, dtype=np.int64)
+        parts = [self._ahead(games[i:i + GAMES_AT_ONCE], batch.filled, batch.cells, batch.player, batch._consts,
+                             self.turns - 1) for i in range(0, len(games), GAMES_AT_ONCE)]
+        lay = self.layout
+        return np.concatenate(parts) if parts else np.zeros((0, lay.n_columns, lay.n_rows, LEVELS))
 
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         games = np.asarray(games, dtype=np.int64)
@@ -399,6 +421,15 @@ class LookaheadPlayer:
             return base.search(batch, games, (outputs, rows, scale, after[games]))
 
 
-def lookahead_player(base: Player, layout: Layout) -> LookaheadPlayer:
-    """``base`` with two turns of look-ahead (``LookaheadPlayer``)."""
-    return LookaheadPlayer(base, layout)  # type: ignore[arg-type]
+def split_name(name: str) -> tuple[str, int] | None:
+    """``(base, turns)`` of a player name ``BASE+lookahead`` (2 turns) or ``BASE+lookaheadN``
+    (N turns), else None."""
+    head, sep, tail = name.rpartition(SUFFIX)
+    if not sep or not head or not (tail == "" or tail.isdigit()):
+        return None
+    return head, int(tail or 2)
+
+
+def lookahead_player(base: Player, layout: Layout, turns: int = 2) -> LookaheadPlayer:
+    """``base`` with ``turns`` turns of look-ahead (``LookaheadPlayer``)."""
+    return LookaheadPlayer(base, layout, turns)  # type: ignore[arg-type]
