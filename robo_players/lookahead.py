@@ -295,6 +295,18 @@ def _next_values(filled, cells, layers, consts, tables, adjust, n_chunks, out):
         _values_range(start, stop, filled, cells, layers, consts, tables, adjust, out)
 
 
+def _distinct(filled: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first of each distinct table (filled (S, 1, C), cells (S, 1, C, R)) and, for each
+    table, the index of its own among those."""
+    if not len(filled):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    n = len(filled)
+    keys = np.ascontiguousarray(np.hstack([filled.reshape(n, -1).view(np.uint8), cells.reshape(n, -1).view(np.uint8)]))
+    rows = keys.view(np.dtype((np.void, keys.shape[1]))).ravel()
+    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+    return first, inverse.ravel()
+
+
 @dataclass(frozen=True)
 class NextTables:
     """The movers' next tables, shaped as a batch for the network's features (``encode``)."""
@@ -372,17 +384,21 @@ class LookaheadPlayer:
         expected, level_score, params = tables[0], tables[4], tables[5]
         owner, cell, klass, layers, next_filled, next_cells = _next_tables(
             games, filled, cells, player, consts, expected, level_score, params)
-        values = np.zeros(len(owner))
-        if len(owner):
+        # equal next tables (of games at the same point, or reached in either order) planned once
+        first, inverse = _distinct(next_filled, next_cells)
+        values = np.zeros(len(first))
+        layers, next_filled, next_cells = layers[first], next_filled[first], next_cells[first]
+        if len(first):
             adjust = (*self._network(next_filled, next_cells), NO_AFTER)
             if turns > 1:  # the next turn looks ahead too
-                outputs = adjust[0] if len(adjust[0]) else np.zeros((len(owner), 2 * self.layout.n_cells),
-                                                                   dtype=np.float32)
-                later = self._ahead(np.arange(len(owner)), next_filled, next_cells,
-                                    np.zeros(len(owner), dtype=player.dtype), consts, turns - 1)
-                adjust = (outputs, np.arange(len(owner), dtype=np.int64), adjust[2], later)
-            chunks = min(-(-len(owner) // BLOCK), CHUNKS_PER_THREAD * get_num_threads())
+                n = len(first)
+                outputs = adjust[0] if len(adjust[0]) else np.zeros((n, 2 * self.layout.n_cells), dtype=np.float32)
+                later = self._ahead(np.arange(n), next_filled, next_cells, np.zeros(n, dtype=player.dtype),
+                                    consts, turns - 1)
+                adjust = (outputs, np.arange(n, dtype=np.int64), adjust[2], later)
+            chunks = min(-(-len(first) // BLOCK), CHUNKS_PER_THREAD * get_num_threads())
             _next_values(next_filled, next_cells, layers, consts, tables, adjust, chunks, values)
+        values = values[inverse]
         n_rows = self.layout.n_rows
         c, r = cell // n_rows, cell % n_rows
         after = np.zeros((len(games), self.layout.n_columns, n_rows, LEVELS))

@@ -51,6 +51,23 @@ class Brute(Exhaustive):
         return sum(p * self.value(1, hand) for hand, p in rolled(self.r.n_dice))
 
 
+class Brute3(Brute):
+    """``Brute`` whose endings also gain the next turn's start value (by brute force): the next
+    turn of the three-turn look-ahead."""
+
+    def __init__(self, batch: GameBatch, game: int, player: ExpectimaxPlayer) -> None:
+        super().__init__(batch, game, player)
+        self.player = player
+        self.next: dict[tuple[int, int], float] = {}
+
+    def fill(self, cell: int, hand: tuple[int, ...]) -> float:
+        c, r = divmod(cell, self.lay.n_rows)
+        score = hand[r] * (r + 1) if r < N_NUMBER_ROWS else int(round(self.player.tables[0][c, r]))
+        if (cell, score) not in self.next:
+            self.next[cell, score] = Brute(_next_batch(self.batch, c, r, score), 0, self.player).start()
+        return super().fill(cell, hand) + self.next[cell, score]
+
+
 def _table(lay, open_rows: list[str], seed: int) -> GameBatch:
     """One game, its only column filled but for ``open_rows``, at the first roll of a turn."""
     batch = GameBatch(lay, 1, seed=seed)
@@ -109,6 +126,19 @@ def test_next_turn_values_match_brute_force(preset: str, open_rows: list[str], b
         assert np.ptp(after[0, numbers[0]]) > 0.1
 
 
+def test_three_turns_match_brute_force() -> None:
+    lay = layout(rules("yatzy"))
+    player = make_player("expectimax-exact+lookahead3", lay)
+    batch = _table(lay, ["threes", "fives", "two_pairs"], seed=5)
+    after = player.next_values(batch, np.array([0]))[0]
+    pairs = lay.rules.row_index("two_pairs")
+    for r, score, value in [(2, 0, after[0, 2, 0]), (2, 9, after[0, 2, 3]), (4, 25, after[0, 4, 5]),
+                            (pairs, int(round(player.base.tables[0][0, pairs])), after[0, pairs, 0])]:
+        brute = Brute3(_next_batch(batch, 0, r, score), 0, player.base).start()
+        assert value == pytest.approx(brute, abs=1e-9), (r, score)
+    assert np.ptp(after[0, 2]) > 0.1
+
+
 @pytest.mark.parametrize(("preset", "base", "columns"), [
     ("yatzy", "expectimax-exact", None),
     ("yatzy", "best", None),
@@ -144,7 +174,7 @@ def test_look_ahead_changes_choices_before_the_last_turn() -> None:
 def test_look_ahead_makes_only_legal_moves(case: tuple) -> None:
     preset, dice, joker, columns, players = case
     lay = layout(rules(preset, dice=dice, joker=joker), columns, players)
-    batch = GameBatch(lay, 3, seed=11)
+    batch = GameBatch(lay, 2, seed=11)
     play(batch, [make_player("expectimax-exact+lookahead", lay)] * players, check=True)
     assert batch.done.all()
     assert (batch.filled == lay.full_mask).all()
