@@ -47,7 +47,7 @@ from numba import get_num_threads, njit, prange
 from expected_scores.lanes import plan_lanes
 from robo_players.base import Player
 from robo_players.cell_values import LEVELS, column_values
-from robo_players.expectimax import NO_AFTER, ExpectimaxPlayer, _announce_value, _correct, _fill_value
+from robo_players.expectimax import NO_AFTER, ExpectimaxPlayer, _correct, _fill_value
 from robo_players.neural.features import encode
 from robo_players.neural.guided import SearchGuidedPlayer
 from yamb import kernels
@@ -84,20 +84,23 @@ def _open_cells(filled, g, p, n_rows, popcount):
 
 @njit(cache=True)
 def _next_tables(games, filled, cells, player, consts, expected, level_score, params):
-    """The next tables of every open cell of ``games``' movers: the game (index into ``games``),
-    cell, class and roll count of each, and its mover's table (filled (S, 1, C), cells (S, 1, C, R))."""
+    """The next tables of every cell ``games``' movers may fill this turn (the open cells their
+    columns' order allows): the game (index into ``games``), cell, class and roll count of each,
+    and its mover's table (filled (S, 1, C), cells (S, 1, C, R))."""
     order, n_rows, has_jokers, yz_row = consts[0], consts[1], consts[12], consts[14]
     rolls, last_turn_rolls, popcount = consts[16], consts[17], consts[20]
     n_cols = order.shape[0]
     one = np.uint32(1)
+    rows = np.uint32(kernels.ROW_BITS)
     n = 0
     for i in range(len(games)):
         g = games[i]
         if _open_cells(filled, g, player[g], n_rows, popcount) == 1:
             continue  # the last turn: no next turn
         for c in range(n_cols):
+            allowed = order[c, filled[g, player[g], c]] & rows
             for r in range(n_rows):
-                if not (filled[g, player[g], c] >> np.uint32(r)) & one:
+                if (allowed >> np.uint32(r)) & one:
                     n += _classes(r, has_jokers, yz_row)
     owner = np.empty(n, dtype=np.int64)
     cell = np.empty(n, dtype=np.int64)
@@ -113,8 +116,9 @@ def _next_tables(games, filled, cells, player, consts, expected, level_score, pa
         if open_cells == 1:
             continue
         for c in range(n_cols):
+            allowed = order[c, filled[g, p, c]] & rows
             for r in range(n_rows):
-                if (filled[g, p, c] >> np.uint32(r)) & one:
+                if not (allowed >> np.uint32(r)) & one:
                     continue
                 for k in range(_classes(r, has_jokers, yz_row)):
                     owner[s], cell[s], klass[s] = i, c * n_rows + r, k
@@ -155,26 +159,60 @@ def _best_fills(s, c, r, row, filled, cells, consts, tables, lin, num):
 
 
 @njit(cache=True, inline="always")
-def _options(s, q, filled, cells, layers, consts, tables, adjust, lin, num, bits, q_options, q_pure):
+def _best_announcements(c, r, left, row, tables, lin, num):
+    """``row[m]``: the larger of itself and the value of announcing row ``r`` of column ``c`` holding
+    each hand ``m`` with ``left`` rolls left (``expectimax._announce_value``, hand by hand)."""
+    sign, row_value, reach = tables[6], tables[7], tables[8]
+    if r < N_NUMBER_ROWS:
+        steps = np.empty(reach.shape[3])
+        for k in range(len(steps)):
+            steps[k] = num[c, r, k + 1] - num[c, r, k]
+        for m in range(len(row)):
+            v = num[c, r, 0]
+            for k in range(len(steps)):
+                v += reach[left, m, r, k] * steps[k]
+            row[m] = max(row[m], v)
+    else:
+        a, b = lin[c, r, 0] * sign[r], lin[c, r, 1]
+        for m in range(len(row)):
+            row[m] = max(row[m], a * row_value[left, m, r] + b)
+
+
+@njit(cache=True, inline="always")
+def _options(s, q, filled, cells, layers, consts, tables, adjust, values, lin, num, bits, q_options, q_pure):
     """The next turn's endings from next table ``s``, roll by roll, into queue slot ``q``: the
     options of every hand, and those open to a freshly thrown hand only (``pure``).
+
+    ``values``: the uncorrected cell values of each column and the table they were computed
+    for (tables of one game follow each other and differ in one column).
 
     The legal endings after each roll come from the engine's rules (``kernels.decision``);
     under the forced joker rule the hands of five alike are valued again with their own.
     """
     order, n_rows, five_face = consts[0], consts[1], consts[5]
     forced_joker, yz_row, pure_hand = consts[13], consts[14], consts[15]
-    (expected, variance, bonus_levels, levels, level_score, params, sign, row_value, reach) = tables[:9]
+    expected, variance, bonus_levels, levels, level_score, params = tables[:6]
     n_cols = order.shape[0]
     n_multisets = levels.shape[0]
     full = (1 << n_rows) - 1
     one = np.uint32(1)
+    plain_lin, plain_num, source = values
     for c in range(n_cols):
         own = filled[s, 0, c]
-        if own != full:
-            column_values(filled, cells, s, 0, c, expected, variance, bonus_levels, level_score, params, lin, num)
-            if adjust[0].shape[0]:
-                _correct(adjust, s, c, own, lin, num)
+        if own == full:
+            continue
+        k = source[c]  # a column as the table valued last left it keeps its values
+        same = k >= 0 and filled[k, 0, c] == own
+        for r in range(n_rows):
+            same = same and cells[k, 0, c, r] == cells[s, 0, c, r]
+        if not same:
+            column_values(filled, cells, s, 0, c, expected, variance, bonus_levels, level_score, params,
+                          plain_lin, plain_num)
+            source[c] = s
+        lin[c] = plain_lin[c]
+        num[c] = plain_num[c]
+        if adjust[0].shape[0]:
+            _correct(adjust, s, c, own, lin, num)
     n_layers = layers[s]
     q_options[q, :n_layers] = -np.inf
     if pure_hand:
@@ -209,9 +247,7 @@ def _options(s, q, filled, cells, layers, consts, tables, adjust, lin, num, bits
                         elif pure_hand and bits[1, 0, c] & bit:
                             _best_fills(s, c, r, pure_row, filled, cells, consts, tables, lin, num)
                         if bits[0, 1, c] & bit:
-                            for m in range(n_multisets):
-                                v = _announce_value(c, r, m, left, sign, row_value, reach, lin, num)
-                                row[m] = max(row[m], v)
+                            _best_announcements(c, r, left, row, tables, lin, num)
                 if face > 0:
                     for m in range(n_multisets):
                         if five_face[m] == face:
@@ -271,6 +307,8 @@ def _values_range(start, stop, filled, cells, layers, consts, tables, adjust, ou
     queued = np.empty(BLOCK, dtype=np.int64)
     lin = np.zeros((n_cols, n_rows, 2))
     num = np.zeros((n_cols, N_NUMBER_ROWS, LEVELS))
+    values = (np.zeros((n_cols, n_rows, 2)), np.zeros((n_cols, N_NUMBER_ROWS, LEVELS)),
+              np.full(n_cols, -1, dtype=np.int64))
     bits = np.zeros((4, 2, n_cols), dtype=np.uint32)  # this roll's endings, then the last roll's
     n_queued = 0
     n_layers = 0
@@ -279,7 +317,8 @@ def _values_range(start, stop, filled, cells, layers, consts, tables, adjust, ou
             _plan_block(n_queued, queued, n_layers, q_options, q_pure, tables, sub_keeps, work, out)
             n_queued = 0
         n_layers = layers[s]
-        _options(s, n_queued, filled, cells, layers, consts, tables, adjust, lin, num, bits, q_options, q_pure)
+        _options(s, n_queued, filled, cells, layers, consts, tables, adjust, values, lin, num, bits, q_options,
+                 q_pure)
         queued[n_queued] = s
         n_queued += 1
     if n_queued:
@@ -304,7 +343,10 @@ def _distinct(filled: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.nda
     keys = np.ascontiguousarray(np.hstack([filled.reshape(n, -1).view(np.uint8), cells.reshape(n, -1).view(np.uint8)]))
     rows = keys.view(np.dtype((np.void, keys.shape[1]))).ravel()
     _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
-    return first, inverse.ravel()
+    order = np.argsort(first)  # in the order they came: a game's tables together
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return first[order], rank[inverse.ravel()]
 
 
 @dataclass(frozen=True)
