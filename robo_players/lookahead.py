@@ -1,4 +1,4 @@
-"""Two turns of look-ahead: a search player's endings valued with the next turn's best plan.
+"""Look-ahead: a search player's endings valued with the next turn's best plan (two turns or more).
 
 ``expectimax`` (and every player built on its search: ``-played``, ``-exact``,
 the search-guided networks) ends a turn in the cell of highest worth, the
@@ -17,16 +17,18 @@ estimate, so they add: ``V(T, c, h) + V(T', c', h') = E(T'') - E(T)``, the open
 row's expectation that ``V(T, c, h)`` subtracts for ``c`` is not subtracted
 again, and the row filled next turn has its expectation replaced by its
 score once. The last turn leaves a full table: ``N = 0`` and the player is the
-one-turn search move for move.
+one-turn search move for move. With ``turns`` > 2 the next turn is itself
+played with the look-ahead of ``turns - 1`` (``NAME+lookahead3``: three turns).
 
-``T'`` depends on the cell and, through the numbers bonus, on the score of a
-number row (its level, 0 to 5 dice of the face), and under Yahtzee's joker
-rules on whether the Yahtzee row scored (extra Yahtzees earn a bonus only
-then). So each open cell has one next table per level of a number row, two
+``T'`` depends on the cell (one the columns' order allows this turn) and,
+through the numbers bonus, on the score of a number row (its level, 0 to 5
+dice of the face), and under Yahtzee's joker rules on whether the Yahtzee row
+scored (extra Yahtzees earn a bonus only then). So each such cell has one
+next table per level of a number row, two
 for a joker table's Yahtzee row, and one for any other row, filled at its
 row's expectation rounded (its score changes nothing else in the estimate,
 except a difference row's spread, which this approximation holds at the
-expectation). ``N`` of all of them is planned 64 at a time in SIMD lanes
+expectation). ``N`` of the distinct ones is planned 64 at a time in SIMD lanes
 (``expected_scores.lanes``), once per turn, and handed to the search as the
 fourth part of its correction (``expectimax._correct``): added to each level
 of a number row, and to a later row as intercept (and, for the Yahtzee row, a
