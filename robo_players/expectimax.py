@@ -47,6 +47,7 @@ from yamb.rules import N_NUMBER_ROWS, Rules
 CHUNKS_PER_THREAD = 8
 BLOCK = 64  # games whose plans are made together
 NO_CORRECTION = (np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int64), 1.0)  # plain expectimax
+NO_AFTER = np.zeros((0, 0, 0, 0))  # ``_correct``'s fourth part: nothing added after the correction
 _FILL, _LATE, _PURE = 0, 1, 2  # how a turn may end after a later roll
 
 
@@ -125,9 +126,12 @@ def _correct(adjust, i, c, own, lin, num):
     ``c * R + r`` of the ``CR`` cells, ``d / scale`` at that index and ``w`` at ``CR`` plus it
     (float32 network outputs are taken to float64 here).
 
-    The search-guided player's correction (``robo_players.neural.guided``).
+    The search-guided player's correction (``robo_players.neural.guided``). A fourth part
+    ``after`` (n, C, R, LEVELS), unless empty, is added to the corrected values, by row
+    ``rows[i]``: to each level of a number row, and to a later row's intercept (``[.., 0]``)
+    and slope (``[.., 1]``) (the look-ahead's next-turn values, ``robo_players.lookahead``).
     """
-    outputs, rows, scale = adjust
+    outputs, rows, scale, after = adjust
     row = rows[i]
     n_rows = lin.shape[1]
     n_cells = lin.shape[0] * n_rows
@@ -142,6 +146,13 @@ def _correct(adjust, i, c, own, lin, num):
         else:
             lin[c, r, 0] = a * lin[c, r, 0]
             lin[c, r, 1] = a * lin[c, r, 1] + d
+        if after.shape[0]:
+            if r < N_NUMBER_ROWS:
+                for k in range(num.shape[2]):
+                    num[c, r, k] += after[row, c, r, k]
+            else:
+                lin[c, r, 1] += after[row, c, r, 0]
+                lin[c, r, 0] += after[row, c, r, 1]
 
 
 @njit(cache=True)
@@ -393,6 +404,11 @@ def _search(games, state, consts, tables, plan_keep, plan_turn_id, plan_target, 
         _search_range(start, stop, games, state, consts, tables, plans, actions, adjust)
 
 
+def with_after(adjust: tuple) -> tuple:
+    """``adjust`` with its fourth part (``NO_AFTER`` when it has three)."""
+    return adjust if len(adjust) == 4 else (*adjust, NO_AFTER)
+
+
 def _checked(name: str, array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """``array`` as contiguous float64, if it has ``shape``."""
     array = np.ascontiguousarray(array, dtype=np.float64)
@@ -443,6 +459,7 @@ class ExpectimaxPlayer:
         ``[d / scale | w]`` per cell (float32 network outputs, or float64), the row of each game's
         corrections (int64), and ``scale`` (see ``_correct``); none by default. On all numba threads."""
         actions = np.empty(len(games), dtype=np.int64)
+        adjust = with_after(adjust)
         chunks = min(-(-len(games) // BLOCK), CHUNKS_PER_THREAD * get_num_threads())
         _search(games, batch._state, batch._consts, self.tables, *self._plans_of(batch), actions, adjust, chunks)
         return actions

@@ -16,7 +16,7 @@ import numpy as np
 
 from robo_players.base import Player
 from robo_players.cell_values import LEVELS, column_values
-from robo_players.expectimax import NO_CORRECTION, ExpectimaxPlayer, _correct, _fill_value
+from robo_players.expectimax import NO_CORRECTION, ExpectimaxPlayer, _correct, _fill_value, with_after
 from yamb.engine import single_thread
 from yamb.game import Cell, Game
 from yamb.rules import N_NUMBER_ROWS
@@ -48,7 +48,7 @@ def open_cell_values(player: Player, game: Game) -> dict[Cell, float] | None:
             continue
         column_values(filled, cells, 0, p, c, expected, variance, bonus_levels, level_score, params, lin, num)
         if adjust[0].shape[0]:
-            _correct(adjust, 0, c, own, lin, num)
+            _correct(with_after(adjust), 0, c, own, lin, num)
         yamb_cell = cells[0, p, c, params[6]] if has_jokers else 0
         for r in range(lay.n_rows):
             if not own >> np.uint32(r) & 1:

@@ -8,6 +8,7 @@ from robo_players.base import Player
 from robo_players.column_exact import ColumnExactPlayer, column_played
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.greedy import GreedyPlayer
+from robo_players.lookahead import SUFFIX, lookahead_player, split_name
 from robo_players.montecarlo import MonteCarloPlayer
 from robo_players.neural.bots import load_bot, load_direct_bot
 from robo_players.neural.build import is_weights_file, load_player
@@ -36,9 +37,15 @@ PLAYERS: dict[str, Callable[[Layout], Player]] = {
 
 def make_player(name: str, layout: Layout) -> Player:
     """The player called ``name`` for ``layout``, or the neural player stored in the weights file
-    ``name`` (``.pt``, ``.safetensors``, ``.onnx``, ``.npz``), or a precise error."""
+    ``name`` (``.pt``, ``.safetensors``, ``.onnx``, ``.npz``), or a precise error. A name ending
+    in ``+lookahead`` is that player with two turns of look-ahead, ``+lookaheadN`` with N turns
+    (``robo_players.lookahead``)."""
+    ahead = split_name(name)
+    if ahead is not None:
+        return lookahead_player(make_player(ahead[0], layout), layout, ahead[1])
     if is_weights_file(name):
         return load_player(name, layout)
     if name not in PLAYERS:
-        raise YambError(f"unknown player {name!r}; choose from {', '.join(PLAYERS)} or a weights file")
+        raise YambError(f"unknown player {name!r}; choose from {', '.join(PLAYERS)} or a weights file "
+                        f"(a search player or weights file followed by {SUFFIX} or {SUFFIX}3: with look-ahead)")
     return PLAYERS[name](layout)

@@ -1,0 +1,187 @@
+"""Look-ahead: next-turn values against brute force, the last turn equal to the one-turn search,
+legal moves on every preset."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from robo_players.base import play
+from robo_players.cell_values import column_values
+from robo_players.expectimax import ExpectimaxPlayer, _correct, _fill_value, with_after
+from robo_players.lookahead import LookaheadPlayer
+from robo_players.neural.guided import SearchGuidedPlayer
+from robo_players.registry import make_player
+from tests.test_players import TABLES, table_id
+from tests.test_players_expectimax import Exhaustive, _advance, rolled
+from yamb.engine import GameBatch
+from yamb.errors import YambError
+from yamb.layout import layout
+from yamb.rules import N_NUMBER_ROWS, rules
+
+
+class Brute(Exhaustive):
+    """``Exhaustive`` over ``player``'s own cell values (its row expectations, bonus chances and
+    network corrections, the corrections computed on the batch itself), the Yahtzee bonus included."""
+
+    def __init__(self, batch: GameBatch, game: int, player: ExpectimaxPlayer) -> None:
+        super().__init__(batch, game)
+        expected, variance, bonus_levels, _, level_score, params = player.tables[:6]
+        self.params = params
+        games = np.array([game])
+        adjust = with_after(player.corrections(batch, games)) if isinstance(player, SearchGuidedPlayer) else None
+        for c in range(self.lay.n_columns):
+            own = batch.filled[game, 0, c]
+            column_values(batch.filled, batch.cells, game, 0, c, expected, variance, bonus_levels, level_score,
+                          params, self.lin, self.num)
+            if adjust is not None:
+                _correct(adjust, 0, c, own, self.lin, self.num)
+
+    def fill(self, cell: int, hand: tuple[int, ...]) -> float:
+        c, r = divmod(cell, self.lay.n_rows)
+        rl = self.r
+        m = rl.dice.index_of_dice([f + 1 for f in range(6) for _ in range(hand[f])])
+        yamb_cell = self.batch.cells[self.game, 0, c, self.params[6]] if rl.has_jokers else 0
+        return float(_fill_value(c, r, m, self.batch.filled[self.game, 0, c], rl.scores, rl.joker_scores,
+                                 rl.five_alike_face, rl.has_jokers, self.params, yamb_cell, self.model.levels,
+                                 self.lin, self.num))
+
+    def start(self) -> float:
+        """Expected value of the turn before its first roll."""
+        return sum(p * self.value(1, hand) for hand, p in rolled(self.r.n_dice))
+
+
+class Brute3(Brute):
+    """``Brute`` whose endings also gain the next turn's start value (by brute force): the next
+    turn of the three-turn look-ahead."""
+
+    def __init__(self, batch: GameBatch, game: int, player: ExpectimaxPlayer) -> None:
+        super().__init__(batch, game, player)
+        self.player = player
+        self.next: dict[tuple[int, int], float] = {}
+
+    def fill(self, cell: int, hand: tuple[int, ...]) -> float:
+        c, r = divmod(cell, self.lay.n_rows)
+        score = hand[r] * (r + 1) if r < N_NUMBER_ROWS else int(round(self.player.tables[0][c, r]))
+        if (cell, score) not in self.next:
+            self.next[cell, score] = Brute(_next_batch(self.batch, c, r, score), 0, self.player).start()
+        return super().fill(cell, hand) + self.next[cell, score]
+
+
+def _table(lay, open_rows: list[str], seed: int) -> GameBatch:
+    """One game, its only column filled but for ``open_rows``, at the first roll of a turn."""
+    batch = GameBatch(lay, 1, seed=seed)
+    rows = [lay.rules.row_index(name) for name in open_rows]
+    batch.cells[0, 0, 0] = [lay.rules.scores[7 * r + 3, r] for r in range(lay.n_rows)]  # some legal scores,
+    batch.cells[0, 0, 0, :N_NUMBER_ROWS] = 3 * np.arange(1, N_NUMBER_ROWS + 1)  # the bonus at par
+    batch.filled[0, 0, 0] = lay.full_mask & ~sum(1 << r for r in rows)
+    batch.cells[0, 0, 0, rows] = 0
+    batch.turn[0] = lay.n_rows - len(rows)
+    return batch
+
+
+def _next_batch(batch: GameBatch, c: int, r: int, score: int) -> GameBatch:
+    """A copy of ``batch``'s game 0 with row ``r`` of column ``c`` filled with ``score``, at a turn's first roll."""
+    nxt = GameBatch(batch.layout, 1, seed=1)
+    nxt.filled[0], nxt.cells[0] = batch.filled[0], batch.cells[0]
+    nxt.filled[0, 0, c] |= 1 << r
+    nxt.cells[0, 0, c, r] = score
+    return nxt
+
+
+CASES = [  # preset, open rows, base player
+    ("yatzy", ["fours", "full_house", "chance"], "expectimax"),
+    ("yatzy", ["twos", "sixes", "one_pair"], "expectimax-exact"),
+    ("yatzy", ["fives", "small_straight", "yatzy"], "best"),
+    ("yahtzee", ["threes", "yahtzee", "chance"], "expectimax-played"),
+    ("yahtzee", ["aces", "yahtzee", "full_house"], "best"),
+]
+
+
+@pytest.mark.parametrize(("preset", "open_rows", "base"), CASES)
+def test_next_turn_values_match_brute_force(preset: str, open_rows: list[str], base: str) -> None:
+    lay = layout(rules(preset))
+    r_ = lay.rules
+    player = make_player(f"{base}+lookahead", lay)
+    batch = _table(lay, open_rows, seed=5)
+    after = player.next_values(batch, np.array([0]))[0]
+    # a network's float32 forward pass sums in another order for a batch of next tables than for one
+    tolerance = 1e-5 if isinstance(player.base, SearchGuidedPlayer) else 1e-9
+    checked = 0
+    for name in open_rows:
+        r = r_.row_index(name)
+        if r < N_NUMBER_ROWS:
+            cases = [(k, k * (r + 1), after[0, r, k]) for k in range(6)]
+        elif r_.has_jokers and name == "yahtzee":
+            cases = [(0, 0, after[0, r, 0]), (1, 50, after[0, r, 0] + 50 * after[0, r, 1])]
+        else:  # filled at the row's expectation, rounded
+            cases = [(0, int(round(player.base.tables[0][0, r])), after[0, r, 0])]
+        for _, score, value in cases:
+            brute = Brute(_next_batch(batch, 0, r, score), 0, player.base).start()
+            assert value == pytest.approx(brute, abs=tolerance), (name, score)
+            checked += 1
+    assert checked >= 8
+    numbers = [r_.row_index(name) for name in open_rows if r_.row_index(name) < N_NUMBER_ROWS]
+    if len(numbers) > 1:  # the level of a number row changes the next turn's bonus chances
+        assert np.ptp(after[0, numbers[0]]) > 0.1
+
+
+def test_three_turns_match_brute_force() -> None:
+    lay = layout(rules("yatzy"))
+    player = make_player("expectimax-exact+lookahead3", lay)
+    batch = _table(lay, ["threes", "fives", "two_pairs"], seed=5)
+    after = player.next_values(batch, np.array([0]))[0]
+    pairs = lay.rules.row_index("two_pairs")
+    for r, score, value in [(2, 0, after[0, 2, 0]), (2, 9, after[0, 2, 3]), (4, 25, after[0, 4, 5]),
+                            (pairs, int(round(player.base.tables[0][0, pairs])), after[0, pairs, 0])]:
+        brute = Brute3(_next_batch(batch, 0, r, score), 0, player.base).start()
+        assert value == pytest.approx(brute, abs=1e-9), (r, score)
+    assert np.ptp(after[0, 2]) > 0.1
+
+
+@pytest.mark.parametrize(("preset", "base", "columns"), [
+    ("yatzy", "expectimax-exact", None),
+    ("yatzy", "best", None),
+    ("yahtzee", "expectimax", None),
+    ("yamb", "expectimax-played", ("free", "announce")),
+])
+def test_last_turn_is_the_one_turn_search_move_for_move(preset: str, base: str, columns) -> None:
+    lay = layout(rules(preset), columns)
+    batch = GameBatch(lay, 60, seed=9)
+    _advance(batch, lay.n_cells - 1)
+    ahead, one = make_player(f"{base}+lookahead", lay), make_player(base, lay)
+    assert not ahead.next_values(batch, np.arange(60)).any()
+    moves = 0
+    while not batch.done.all():
+        games = np.flatnonzero(~batch.done)
+        actions = ahead.act(batch, games)
+        np.testing.assert_array_equal(actions, one.act(batch, games))
+        batch.step(actions, games)
+        moves += len(games)
+    assert moves >= 120
+
+
+def test_look_ahead_changes_choices_before_the_last_turn() -> None:
+    lay = layout(rules("yatzy"))
+    batch = GameBatch(lay, 200, seed=2)
+    _advance(batch, 6)
+    games = np.arange(200)
+    ahead, one = make_player("expectimax-exact+lookahead", lay), make_player("expectimax-exact", lay)
+    assert (ahead.act(batch, games) != one.act(batch, games)).any()
+
+
+@pytest.mark.parametrize("case", TABLES, ids=table_id)
+def test_look_ahead_makes_only_legal_moves(case: tuple) -> None:
+    preset, dice, joker, columns, players = case
+    lay = layout(rules(preset, dice=dice, joker=joker), columns, players)
+    batch = GameBatch(lay, 2, seed=11)
+    play(batch, [make_player("expectimax-exact+lookahead", lay)] * players, check=True)
+    assert batch.done.all()
+    assert (batch.filled == lay.full_mask).all()
+
+
+def test_look_ahead_needs_a_search_player() -> None:
+    lay = layout(rules("yatzy"))
+    with pytest.raises(YambError, match="no turn search"):
+        make_player("greedy+lookahead", lay)
+    assert isinstance(make_player("best+lookahead", lay), LookaheadPlayer)
