@@ -134,6 +134,7 @@ def _adjust_ordered(games, filled, cells, player, column, state, rows_at, change
 
 ANY_ORDER_KINDS = ("free", "announce")  # solved as ``FreeColumnSolution``s
 EXACT_KINDS = (*ANY_ORDER_KINDS, *ORDERED_KINDS)
+PLAY_KINDS = ("free", *ORDERED_KINDS)  # those of ``expectimax-columns``: exact announce values measured a loss
 
 
 def exactly_solved(rules: Rules, kind: str) -> bool:
@@ -143,22 +144,20 @@ def exactly_solved(rules: Rules, kind: str) -> bool:
     return kind != "announce" or rules.spec.difference is not None
 
 
-class ColumnExactPlayer:
-    """Expectimax with the cells of some column kinds valued by the exact change of the column's value."""
+class ExactColumns:
+    """The corrections that bring a search's values of the cells of some column kinds to the exact
+    change of their column's value (``(d, w)`` per cell, 0 elsewhere)."""
 
-    name = "expectimax-column"
-
-    def __init__(self, layout: Layout, solutions: Mapping[str, Solution] | None = None, played: float = 0.0,
-                 kinds: tuple[str, ...] = ("free",)) -> None:
-        """``solutions``: the single-column values by kind (default: ``expected_scores.solve``'s,
-        solved at first use, then cached on disk); ``played``: the other columns' cells valued as
-        ``expectimax-played`` at this blend (0: expectimax); ``kinds``: the column kinds valued
-        exactly (those of ``EXACT_KINDS`` the rules allow; the others keep the search's values)."""
+    def __init__(self, layout: Layout, search_tables: tuple, kinds: tuple[str, ...] = ("free",),
+                 solutions: Mapping[str, Solution] | None = None) -> None:
+        """``search_tables``: the search's (``ExpectimaxPlayer.tables``), whose values are corrected;
+        ``kinds``: the column kinds valued exactly (those of ``EXACT_KINDS`` the rules allow; the
+        others keep the search's values); ``solutions``: their single-column values by kind
+        (default: ``expected_scores.solve``'s, solved at first use, then cached on disk)."""
         solutions = solutions or {}
         rules = layout.rules
-        self.search = search_player(layout, played, "normal")
         self.shape = (2, len(layout.columns), rules.n_rows)
-        t = self.search.tables  # expected, variance, bonus levels, levels, level_score, params, ...
+        t = search_tables  # expected, variance, bonus levels, levels, level_score, params, ...
         model_tables = (t[0], t[1], t[2], t[4], t[5])
         rows, weights = _row_tables(rules), score_weights(rules)
         self.any_order: list[tuple] = []  # (columns, the arguments of ``_adjust`` after them)
@@ -167,28 +166,45 @@ class ColumnExactPlayer:
             columns = np.array([c for c, k in enumerate(layout.columns) if k == kind], dtype=np.int64)
             if not len(columns) or not exactly_solved(rules, kind):
                 continue
+            sol = solutions.get(kind) or solve(rules.name, [kind], dice=rules.n_dice)
             if kind in ANY_ORDER_KINDS:
-                sol = solutions.get(kind) or solve(rules.name, [kind], dice=rules.n_dice)
                 m = free_column_model(rules)
                 values = np.ascontiguousarray(sol.values, dtype=np.float64).ravel()  # Yatzy's: (2**R, 64, 1)
                 self.any_order.append((columns, (model_tables, values, _kernel_model(m), rows,
                                                  m.spread.astype(np.int64), m.pair_class, weights)))
                 continue
-            sol = solutions.get(kind) or solve(rules.name, [kind], dice=rules.n_dice)
             rows_at = np.array(row_order(rules, kind))[np.minimum(sol.keys // 64**4, rules.n_rows - 1)]
             for c in columns:
                 self.ordered.append((int(c), sol, (rows_at, sol.fill_changes(), model_tables, rows[0], rows[1],
                                                    weights)))
 
+    def corrections(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
+        """(n, 2, C, R) float64: ``(d, w)`` of every cell of ``games`` (int64) for their movers."""
+        adjust = np.zeros((len(games), *self.shape))
+        for columns, tables in self.any_order:
+            _adjust(games, batch.filled, batch.cells, batch.player, columns, *tables, adjust)
+        for column, sol, tables in self.ordered:
+            state = sol.index(*sol.state_of(batch, games, column))
+            _adjust_ordered(games, batch.filled, batch.cells, batch.player, column, state, *tables, adjust)
+        return adjust
+
+
+class ColumnExactPlayer:
+    """Expectimax with the cells of some column kinds valued by the exact change of the column's value."""
+
+    name = "expectimax-column"
+
+    def __init__(self, layout: Layout, solutions: Mapping[str, Solution] | None = None, played: float = 0.0,
+                 kinds: tuple[str, ...] = ("free",)) -> None:
+        """``played``: the other columns' cells valued as ``expectimax-played`` at this blend (0:
+        expectimax); ``kinds`` and ``solutions`` as ``ExactColumns`` takes them."""
+        self.search = search_player(layout, played, "normal")
+        self.exact = ExactColumns(layout, self.search.tables, kinds, solutions)
+
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         games = np.asarray(games, dtype=np.int64)
-        adjust = np.zeros((len(games), *self.shape))
         with threads_for(len(games)):
-            for columns, tables in self.any_order:
-                _adjust(games, batch.filled, batch.cells, batch.player, columns, *tables, adjust)
-            for column, sol, tables in self.ordered:
-                state = sol.index(*sol.state_of(batch, games, column))
-                _adjust_ordered(games, batch.filled, batch.cells, batch.player, column, state, *tables, adjust)
+            adjust = self.exact.corrections(batch, games)
             rows = np.arange(len(games), dtype=np.int64)
             return self.search.search(batch, games, (adjust.reshape(len(games), -1), rows, 1.0))
 
@@ -201,15 +217,15 @@ def column_played(layout: Layout) -> ColumnExactPlayer:
 
 
 def columns_exact(layout: Layout) -> ColumnExactPlayer:
-    """``expectimax-columns``: every column kind of ``EXACT_KINDS`` valued exactly, the others as expectimax."""
-    player = ColumnExactPlayer(layout, kinds=EXACT_KINDS)
+    """``expectimax-columns``: the column kinds of ``PLAY_KINDS`` valued exactly, the others as expectimax."""
+    player = ColumnExactPlayer(layout, kinds=PLAY_KINDS)
     player.name = "expectimax-columns"
     return player
 
 
 def columns_played(layout: Layout) -> ColumnExactPlayer:
-    """``expectimax-columns-played``: every column kind of ``EXACT_KINDS`` valued exactly, the others
+    """``expectimax-columns-played``: the column kinds of ``PLAY_KINDS`` valued exactly, the others
     as ``expectimax-played``."""
-    player = ColumnExactPlayer(layout, played=DEFAULT_PLAYED, kinds=EXACT_KINDS)
+    player = ColumnExactPlayer(layout, played=DEFAULT_PLAYED, kinds=PLAY_KINDS)
     player.name = "expectimax-columns-played"
     return player

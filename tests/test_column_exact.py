@@ -5,15 +5,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from evolution.state import expected_cell_values
 from expected_scores.free_column import FreeColumnSolution, free_column_model, solve_free_column
 from expected_scores.ordered_column import row_order, solve_column
 from expected_scores.turn import plan_turn, row_plan
 from robo_players.base import play
 from robo_players.cell_values import column_values
-from robo_players.column_exact import EXACT_KINDS, ColumnExactPlayer, _adjust, _adjust_ordered, exactly_solved
+from robo_players.column_exact import (
+    EXACT_KINDS, PLAY_KINDS, ColumnExactPlayer, _adjust, _adjust_ordered, exactly_solved,
+)
+from robo_players.neural.build import population_player
+from robo_players.neural.networks import NetSpec
 from robo_players.expectimax import ExpectimaxPlayer
 from tests.test_players import TABLES, table_id
 from yamb.engine import GameBatch
+from yamb.errors import YambError
 from yamb.layout import layout
 from yamb.rules import rules
 
@@ -61,7 +67,7 @@ def test_the_kinds_it_cannot_solve_fall_back_to_the_search() -> None:
     lay = layout(rules("yamb"), ("hand", "late_announce", "updown", "middle"))
     a, b = GameBatch(lay, 40, seed=4), GameBatch(lay, 40, seed=4)
     player = ColumnExactPlayer(lay, kinds=EXACT_KINDS)
-    assert not player.any_order and not player.ordered
+    assert not player.exact.any_order and not player.exact.ordered
     assert np.array_equal(play(a, [player]), play(b, [ExpectimaxPlayer(lay)]))
 
 
@@ -82,8 +88,8 @@ def test_a_collection_cell_is_valued_by_the_exact_change_of_the_column() -> None
     batch = GameBatch(lay, 1, seed=0)
     batch.filled[0, 0, 0] = filled
     batch.cells[0, 0, 0] = [3, 6, 9, 12, 15, 18, 27, 8, 20, 45, 50, 0, 0]  # numbers 63: the bonus is earned
-    adjust = np.zeros((1, *player.shape))
-    columns, tables = player.any_order[0]
+    adjust = np.zeros((1, *player.exact.shape))
+    columns, tables = player.exact.any_order[0]
     _adjust(np.zeros(1, dtype=np.int64), batch.filled, batch.cells, batch.player, columns, *tables, adjust)
     mask, upper, aux = solution.state(batch.filled[:, 0, 0], batch.cells[:, 0, 0])
     before = solution.value(mask, upper, aux)[0]
@@ -110,8 +116,8 @@ def test_an_ordered_columns_last_cell_is_valued_by_its_exact_change(kind: str) -
     batch.filled[0, 0, 1] = ((1 << r.n_rows) - 1) & ~(1 << row)
     batch.cells[0, 0, 1] = [3, 6, 9, 12, 15, 18, 27, 8, 20, 45, 50, 60, 70]
     batch.cells[0, 0, 1, row] = 0
-    adjust = np.zeros((1, *player.shape))
-    column, sol, tables = player.ordered[0]
+    adjust = np.zeros((1, *player.exact.shape))
+    column, sol, tables = player.exact.ordered[0]
     state = sol.index(*sol.state_of(batch, np.zeros(1, dtype=np.int64), column))
     _adjust_ordered(np.zeros(1, dtype=np.int64), batch.filled, batch.cells, batch.player, column, state, *tables,
                     adjust)
@@ -145,3 +151,26 @@ def test_the_ordered_changes_satisfy_the_turn_equation(kind: str) -> None:
         index = np.searchsorted(np.unique(r.scores[:, row]), r.scores[:, row])
         rolls = r.spec.last_turn_rolls if position[i] == r.n_rows - 1 else r.rolls
         assert plan_turn(changes[i, index][None], r.dice, rolls).start[0] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_a_guided_network_of_zero_outputs_over_exact_columns_is_the_column_player() -> None:
+    """Generation 0 of a run with ``exact`` set (a network whose outputs are 0) plays every game as
+    ``expectimax-columns-played`` does; a network with other outputs plays otherwise."""
+    r = rules("yamb")
+    lay = layout(r, r.default_columns)
+    spec = NetSpec.for_layout("guided", lay, (4,), played=0.6, exact=PLAY_KINDS)
+    assert NetSpec.from_dict(spec.to_dict()) == spec
+    genome = spec.build().initial_genome(np.random.default_rng(0))[None]
+    values = expected_cell_values(spec)[None]
+    a, b, c = (GameBatch(lay, 60, seed=8) for _ in range(3))
+    column = play(b, [ColumnExactPlayer(lay, played=0.6, kinds=PLAY_KINDS)])
+    assert np.array_equal(play(a, [population_player(spec, genome, values)]), column)
+    other = genome + np.random.default_rng(1).standard_normal(genome.shape).astype(np.float32) * 0.3
+    assert not np.array_equal(play(c, [population_player(spec, other, values)]), column)
+
+
+def test_a_spec_without_exact_columns_is_written_as_before() -> None:
+    lay = layout(rules("yamb"), rules("yamb").default_columns)
+    assert "exact" not in NetSpec.for_layout("guided", lay).to_dict()
+    with pytest.raises(YambError, match="exact lists column kinds"):
+        NetSpec.for_layout("guided", lay, exact=("hand",))
