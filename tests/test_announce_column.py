@@ -8,6 +8,7 @@ import pytest
 from expected_scores.announce_column import solve_announce_column
 from expected_scores.free_column import solve_free_column
 from expected_scores.turn import plan_turn
+from tests.test_cli import yamb_cli
 from tests.test_free_column import brute_force
 from yamb.rules import rules
 
@@ -81,3 +82,9 @@ def test_a_pass_at_no_cost_waits_for_the_best_roll() -> None:
     after_first = plan_turn(r.scores[None, :, r.row_index("yamb")].astype(float), r.dice, 3).value[0, 0]
     assert state(solve_announce_column(r, filled, pass_cost=0.0)) == pytest.approx(after_first.max())
     assert state(solve_announce_column(r, filled, pass_cost=1e6)) == pytest.approx(state(solve_announce_column(r, filled)))
+
+
+def test_the_solve_command_refuses_to_play_an_announce_column() -> None:
+    result = yamb_cli("solve", "--preset", "yamb", "--columns", "announce", "--games", "5")
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0 and "--games" in result.stderr and "Traceback" not in result.stderr
