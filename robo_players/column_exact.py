@@ -1,20 +1,26 @@
-"""``expectimax-column``: expectimax whose ``free`` cells are valued by the exact single-column solution.
+"""``expectimax-column(s)``: expectimax whose cells of some column kinds are valued by exact single-column solutions.
 
 Filling a cell of a ``free`` column changes the exact value of that column
 played alone (``expected_scores.free_column``): the points the fill earns
 (score, numbers bonus, the difference's parts) plus the value of the column's
 next state, minus the value of its current state. That change is the cell's
 leaf value in expectimax's turn search; the cells of the other columns keep
-expectimax's values (``robo_players.cell_values``).
+expectimax's values (``robo_players.cell_values``). ``down`` and ``up``
+columns are valued the same way from ``expected_scores.ordered_column``
+(``ColumnSolution.fill_changes``), ``announce`` columns from
+``expected_scores.announce_column`` (which measured a loss: the registered
+``expectimax-columns`` players use ``PLAY_KINDS``, without it).
 
 The search (``ExpectimaxPlayer.search``) takes each open cell's value as
-``(1 + w) * expectimax's value + d``; the player sets ``(d, w)`` per cell by a
-weighted least-squares fit of the exact change over the scores the row can
-take (weights: the row's score distribution when a turn aims at it, plus a
-floor). For collection rows both are linear in the score with slope 1, so the
-fit is exact; for number rows (six levels) and ``max``/``min`` it is the best
-line through the exact values. Tables with jokers (Yahtzee) have no exact
-free-column values here: the player is plain expectimax there.
+``(1 + w) * expectimax's value + d``; ``ExactColumns`` sets ``(d, w)`` per cell
+by a weighted least-squares fit of the exact change over the scores the row
+can take (weights: the row's score distribution when a turn aims at it, plus
+a floor). For collection rows both are linear in the score with slope 1, so
+the fit is exact; for number rows (six levels) and ``max``/``min`` it is the
+best line through the exact values. Tables with jokers (Yahtzee) have no
+exact column values here, nor do the other column kinds: their cells keep
+the search's values. A search-guided network can search over these values
+(``NetSpec.exact``, ``robo_players.neural.guided``).
 """
 
 from __future__ import annotations
