@@ -131,6 +131,11 @@ PRESETS: dict[str, dict] = {
     # minutes: the network alone (no search at play time) evolved from random weights by a GA
     "direct": dict(player="direct", hidden=[16], algorithm="ga", population=80, games=60,
                    generations=100, elite=2, final_games=1000),
+    # the network alone evolved on from an imitation of a teacher (yamb imitate ... --out FILE; add --init FILE):
+    # small mutations of a trained network, many games each (the same dice for all) to see small gains
+    "direct-imitation": dict(player="direct", hidden=[64], algorithm="ga", population=40, games=200,
+                             generations=100, cxpb=0.2, mutation_sigma=0.01, mutation_indpb=0.05, elite=4,
+                             final_games=2000),
     # the long run: the search-guided player, improved from expectimax-played by CMA-ES (hours; add --workers)
     "full": dict(player="guided", hidden=[8], played=0.6, algorithm="cma", population=50, games=200,
                  generations=150, cma_sigma=0.02, final_games=10000),

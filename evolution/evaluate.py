@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robo_players.base import play
+from robo_players.base import play, play_by_turns
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.neural.build import population_player
+from robo_players.neural.guided import SearchGuidedPlayer
 from robo_players.neural.networks import NetSpec
 from robo_players.simulate import simulate
 from yamb.engine import GameBatch
@@ -57,8 +58,11 @@ def play_task(task: Task) -> Outcome:
     batch = GameBatch(layout, members * task.games, seed=task.seed,
                       streams=np.tile(np.arange(task.games, dtype=np.uint64), members))
     player = population_player(task.spec, task.genomes, task.cell_values)
+    # several networks see the whole batch at every step, so the games' steps may come in any order:
+    # turn by turn, the search-guided networks run once a turn (``SearchGuidedPlayer``)
+    by_turns = members > 1 and isinstance(player, SearchGuidedPlayer)
     try:
-        scores = play(batch, [player], check=False)[:, 0]
+        scores = (play_by_turns(batch, player, check=False) if by_turns else play(batch, [player], check=False))[:, 0]
     except IllegalMoveError as error:  # networks play unchecked: a NaN or infinite output chooses no action
         bad = int((~np.isfinite(task.genomes).all(axis=1)).sum())
         raise IllegalMoveError(f"{error} (a network's output is NaN or infinite; {bad} of the {members} "

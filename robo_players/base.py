@@ -48,3 +48,30 @@ def play(batch: GameBatch, seats: list[Player], check: bool = True) -> np.ndarra
     stuck = seats[int(batch.player[np.flatnonzero(~batch.done)[0]])]
     raise IllegalMoveError(f"player {stuck.name}: a game is not over after {most_steps:,} steps, the most a "
                            f"legal game takes (illegal actions, played unchecked?)")
+
+
+def play_by_turns(batch: GameBatch, player: Player, check: bool = True) -> np.ndarray:
+    """``play`` for a solitaire ``batch``, one turn at a time: no game starts turn t + 1 before
+    every game has finished turn t.
+
+    Each game takes the actions ``play`` gives it, for a player whose action in a game depends
+    on that game alone (a population's networks evaluate the whole batch at every step, see
+    ``robo_players.neural.player``). The turn's first decision of every game comes in one step,
+    so what depends only on the table is computed once per turn for the whole batch.
+    """
+    lay = batch.layout
+    if lay.players != 1:
+        raise ValueError(f"play_by_turns plays solitaire tables, not tables of {lay.players} players")
+    rolls = max(lay.rules.rolls, lay.rules.spec.last_turn_rolls)
+    most_steps = lay.n_cells * (rolls + 1)
+    for _ in range(most_steps + 1):
+        live = ~batch.done
+        if not live.any():
+            return batch.scores()
+        games = np.flatnonzero(live & (batch.turn == batch.turn[live].min()))
+        try:
+            batch.step(player.act(batch, games), games, check=check)
+        except IllegalMoveError as error:
+            raise IllegalMoveError(f"player {player.name}: {error}") from None
+    raise IllegalMoveError(f"player {player.name}: a game is not over after {most_steps:,} steps, the most a "
+                           f"legal game takes (illegal actions, played unchecked?)")

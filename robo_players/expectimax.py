@@ -36,7 +36,7 @@ from numba import get_num_threads, njit, prange
 
 from expected_scores.turn import STOP, plan_turn
 from robo_players.cell_values import LEVELS, NORMAL_BONUS, cell_model, column_values
-from robo_players.heuristics import ONE, decide
+from robo_players.heuristics import ONE
 from expected_scores.lanes import plan_lanes
 from robo_players.row_plans import row_plans
 from yamb import kernels
@@ -144,144 +144,15 @@ def _correct(adjust, i, c, own, lin, num):
             lin[c, r, 1] = a * lin[c, r, 1] + d
 
 
-@njit(cache=True, inline="always")
-def _endings(i, q, games, state, consts, tables, plans, work, bits, actions, adjust, queue):
-    """The action of ``games[i]`` (the best ending now or the plan's keep), its turn queued when it needs a plan.
-
-    Cell values are corrected by ``adjust`` (none when its outputs are empty; see ``_correct``).
-    A turn to plan goes to queue slot ``q``: its options (and pure-hand options)
-    after each roll in ``options[q]`` (and ``pure[q]``), its roll count in
-    ``layers[q]`` and its commitment in ``targets[q]``; otherwise ``layers[q]`` is 0.
-    """
-    filled, cells, dice, roll, rolls_allowed, _, announced, answer, player, turn = state[:10]
-    order, n_rows, scores, joker_scores, five_face = consts[0], consts[1], consts[3], consts[4], consts[5]
-    keep_size, has_jokers, pure_hand = consts[7], consts[12], consts[15]
-    (expected, variance, bonus_levels, levels, level_score, params, sign, row_value, reach,
-     add_die, remove_die, first_prob, scores_t, levels_t) = tables
-    lin, num, ends = work[:3]
-    queued_options, queued_pure, queued_layers, targets, _ = queue
-    queued_layers[q] = 0
-    plan_keep, plan_turn_id, plan_target, column_key, column_lin, column_num = plans
-    n_cols = order.shape[0]
-    n_cells = n_cols * n_rows
-    n_keeps = len(keep_size)
-    n_multisets = levels.shape[0]
-    g = games[i]
-    p = player[g]
-    m = dice[g]
-    must, may_roll = decide(state, consts, g, bits, q)
-    target = announced[g] if announced[g] >= 0 else answer[g]
-    planned = roll[g] > 1 and plan_turn_id[g] == turn[g] and plan_target[g] == target
-    if planned and may_roll and not must and plan_keep[g, roll[g] - 2, m] != STOP:
-        actions[i] = n_cells + plan_keep[g, roll[g] - 2, m]
-        return
-    full = (1 << n_rows) - 1
-    for c in range(n_cols):
-        own = filled[g, p, c]
-        if own != full:
-            if column_key[g, p, c] != own:  # a column's values change only when one of its cells is filled
-                column_values(filled, cells, g, p, c, expected, variance, bonus_levels, level_score, params,
-                              column_lin[g, p], column_num[g, p])
-                column_key[g, p, c] = own
-            for r in range(n_rows):
-                lin[c, r, 0] = column_lin[g, p, c, r, 0]
-                lin[c, r, 1] = column_lin[g, p, c, r, 1]
-            for r in range(N_NUMBER_ROWS):
-                for k in range(LEVELS):
-                    num[c, r, k] = column_num[g, p, c, r, k]
-            if adjust[0].shape[0]:
-                _correct(adjust, i, c, own, lin, num)
-    yz_row = params[6]
-    left = rolls_allowed[g] - roll[g]
-    # the best ending after this roll
-    best = -np.inf
-    action = -1
-    for c in range(n_cols):
-        own = filled[g, p, c]
-        yamb_cell = cells[g, p, c, yz_row] if has_jokers else 0
-        for r in range(n_rows):
-            if (bits[q, 0, c] >> np.uint32(r)) & ONE:
-                v = _fill_value(c, r, m, own, scores, joker_scores, five_face, has_jokers, params,
-                                yamb_cell, levels, lin, num)
-                if v > best:
-                    best, action = v, c * n_rows + r
-            if (bits[q, 1, c] >> np.uint32(r)) & ONE:
-                v = _announce_value(c, r, m, left, sign, row_value, reach, lin, num)
-                if v > best:
-                    best, action = v, n_cells + n_keeps + c * n_rows + r
-    if must or not may_roll or planned:  # the plan, if any, says stop
-        actions[i] = action
-        return
-    # the endings after each later roll: fills (ordinary, or the committed cell), late
-    # announcements after roll 2, fills of announce cells by a pure hand
-    n_ends = 0
-    for c in range(n_cols):
-        entry = order[c, filled[g, p, c]]
-        kind = entry >> kernels.KIND_SHIFT
-        rows = entry & np.uint32(kernels.ROW_BITS)
-        for r in range(n_rows):
-            if not (rows >> np.uint32(r)) & ONE:
-                continue
-            end = -1
-            if (kind == kernels.ORDINARY and target < 0) or c * n_rows + r == target:
-                end = _FILL
-            elif kind == kernels.LATE and target < 0 and roll[g] == 1:
-                end = _LATE
-            elif kind == kernels.ANNOUNCE and pure_hand and target < 0:
-                end = _PURE
-            if end >= 0:
-                ends[n_ends, 0] = c * n_rows + r
-                ends[n_ends, 1] = end
-                n_ends += 1
-    layers = left + 1
-    options = queued_options[q, :layers]
-    pure = queued_pure[q, :layers]
-    options[:] = -np.inf
-    pure[:] = -np.inf
-    options[0, m] = best
-    # fills after the next roll, one end at a time (contiguous rows of the tables, no helpers:
-    # a helper taking arrays costs reference counts)
-    for e in range(n_ends):
-        c = ends[e, 0] // n_rows
-        r = ends[e, 0] % n_rows
-        if ends[e, 1] == _LATE:
-            continue
-        into = options if ends[e, 1] == _FILL else pure
-        if r < N_NUMBER_ROWS:
-            for mm in range(n_multisets):
-                into[1, mm] = max(into[1, mm], num[c, r, levels_t[r, mm]])
-        else:
-            a, b = lin[c, r, 0], lin[c, r, 1]
-            for mm in range(n_multisets):
-                into[1, mm] = max(into[1, mm], a * scores_t[r, mm] + b)
-        if has_jokers:  # a joker scores more, and an extra Yahtzee earns its bonus
-            for mm in range(n_multisets):
-                if five_face[mm] > 0:
-                    v = _fill_value(c, r, mm, filled[g, p, c], scores, joker_scores, five_face,
-                                    has_jokers, params, cells[g, p, c, yz_row], levels, lin, num)
-                    into[1, mm] = max(into[1, mm], v)
-    for t in range(2, layers):
-        options[t] = options[1]
-        if pure_hand:
-            pure[t] = pure[1]
-    for e in range(n_ends):  # announcing a late_announce row after roll 2
-        if ends[e, 1] == _LATE:
-            c = ends[e, 0] // n_rows
-            r = ends[e, 0] % n_rows
-            for mm in range(n_multisets):
-                v = _announce_value(c, r, mm, left - 1, sign, row_value, reach, lin, num)
-                options[1, mm] = max(options[1, mm], v)
-    actions[i] = action
-    queued_layers[q] = layers
-    targets[q] = target
-
-
 @njit(cache=True)
 def _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue, work):
-    """Plan the ``n_queued`` turns queued by ``_endings``, all of a roll count at once.
+    """Plan the ``n_queued`` turns queued by ``_search_range``, all of a roll count at once.
 
-    Only the hand held is planned at the current roll. ``work[3:]``: flat buffers
-    for the lanes (reshaped to each roll count), allocated once per chunk.
+    Only the hand held is planned at the current roll (so only its option after
+    the current roll is copied in). ``work[3:]``: flat buffers for the lanes
+    (reshaped to each roll count), allocated once per chunk. The copies into and
+    out of the lanes run with the lane innermost: whole cache lines of the lanes
+    are written and read, the queue's rows stay in the cache.
     """
     roll, turn = state[3], state[9]
     n_cells, n_keeps = consts[0].shape[0] * consts[1], len(consts[7])
@@ -290,74 +161,216 @@ def _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue, 
     add_die, remove_die, first_prob = tables[9], tables[10], tables[11]
     plan_keep, plan_turn_id, plan_target = plans[:3]
     queued_options, queued_pure, queued_layers, targets, queued = queue
-    lane_options, lane_pure, lane_value, lane_keep, kv, best, arg, hands = work[3:]
+    lane_options, lane_pure, lane_value, lane_keep, kv, best, arg, hands, index, start = work[3:]
     n_multisets = queued_options.shape[2]
+    later = plan_keep.shape[1]
+    flat_keep = plan_keep.reshape(-1)
     for layers in range(2, queued_options.shape[1] + 1):
         lanes = 0
         for q in range(n_queued):
-            lanes += queued_layers[q] == layers
+            if queued_layers[q] == layers:
+                index[lanes] = q
+                lanes += 1
         if lanes == 0:
             continue
+        with_pure = queued_pure.shape[1] > 0
         size = layers * n_multisets * lanes
         options = lane_options[:size].reshape((layers, n_multisets, lanes))
-        pure = lane_pure[:size if queued_pure.shape[1] else 0].reshape(
-            (layers if queued_pure.shape[1] else 0, n_multisets, lanes))
-        index = np.empty(lanes, dtype=np.int64)
-        lane = 0
-        for q in range(n_queued):
-            if queued_layers[q] == layers:
-                index[lane] = q
-                hands[lane] = dice[games[queued[q]]]
-                for t in range(layers):
-                    for mm in range(n_multisets):
-                        options[t, mm, lane] = queued_options[q, t, mm]
-                        if pure.shape[0]:
-                            pure[t, mm, lane] = queued_pure[q, t, mm]
-                lane += 1
+        pure = lane_pure[:size if with_pure else 0].reshape((layers if with_pure else 0, n_multisets, lanes))
+        for lane in range(lanes):
+            q = index[lane]
+            g = games[queued[q]]
+            m = dice[g]
+            hands[lane] = m
+            start[lane] = (g * later + roll[g] - 1) * n_multisets  # where plan_keep[g, roll[g] - 1] starts
+            options[0, m, lane] = queued_options[q, 0, m]
+            if with_pure:
+                pure[0, m, lane] = queued_pure[q, 0, m]
+        for t in range(1, layers):
+            for mm in range(n_multisets):
+                for lane in range(lanes):
+                    options[t, mm, lane] = queued_options[index[lane], t, mm]
+                if with_pure:
+                    for lane in range(lanes):
+                        pure[t, mm, lane] = queued_pure[index[lane], t, mm]
         value = lane_value[:size].reshape((layers, n_multisets, lanes))
         keep = lane_keep[:size].reshape((layers, n_multisets, lanes))
         plan_lanes(options, pure, add_die, remove_die, first_prob, value, keep,
                    kv[: n_keeps * lanes].reshape((n_keeps, lanes)), best[: n_keeps * lanes].reshape((n_keeps, lanes)),
                    arg[: n_keeps * lanes].reshape((n_keeps, lanes)), hands[:lanes], sub_keeps)
+        for t in range(1, layers):  # plan_keep[g, roll[g] + t - 2] = keep[t]
+            for mm in range(n_multisets):
+                for lane in range(lanes):
+                    flat_keep[start[lane] + (t - 1) * n_multisets + mm] = keep[t, mm, lane]
         for lane in range(lanes):
             i = queued[index[lane]]
             g = games[i]
-            for t in range(1, layers):
-                for mm in range(n_multisets):
-                    plan_keep[g, roll[g] + t - 2, mm] = keep[t, mm, lane]
             plan_turn_id[g] = turn[g]
             plan_target[g] = targets[index[lane]]
-            k = keep[0, dice[g], lane]
+            k = keep[0, hands[lane], lane]
             if k != STOP:
                 actions[i] = n_cells + k
 
 
 @njit(cache=True)
 def _search_range(start, stop, games, state, consts, tables, plans, actions, adjust):
-    """Search ``games[start:stop]``: the endings of each game, its plan queued when it needs
-    one, the queued plans made ``BLOCK`` at a time."""
-    n_cols, n_rows, pure_hand = consts[0].shape[0], consts[1], consts[15]
-    n_multisets, rolls = tables[3].shape[0], plans[0].shape[1] + 1
-    n_keeps = len(consts[7])
+    """Search ``games[start:stop]``: the action of each game (the best ending now or the plan's
+    keep), its turn queued when it needs a plan, the queued plans made ``BLOCK`` at a time.
+
+    Cell values are corrected by ``adjust`` (none when its outputs are empty; see ``_correct``).
+    A turn to plan goes to queue slot ``q``: its options (and pure-hand options)
+    after each roll in ``queued_options[q]`` (and ``queued_pure[q]``), its roll count in
+    ``queued_layers[q]`` and its commitment in ``targets[q]``. The tuples are unpacked
+    once here, not per game: every array taken out of a tuple costs reference counts.
+    """
+    filled, cells, dice, roll, rolls_allowed, pure_roll, announced, answer, player, turn = state[:10]
+    order, n_rows, scores, joker_scores, five_face = consts[0], consts[1], consts[3], consts[4], consts[5]
+    keep_size, forced, yz_index, has_jokers, pure_hand = consts[7], consts[13], consts[14], consts[12], consts[15]
+    (expected, variance, bonus_levels, levels, level_score, params, sign, row_value, reach,
+     _, _, _, scores_t, levels_t) = tables
+    plan_keep, plan_turn_id, plan_target, column_key, column_lin, column_num = plans
+    n_cols = order.shape[0]
+    n_cells = n_cols * n_rows
+    n_keeps = len(keep_size)
+    n_multisets = levels.shape[0]
+    rolls = plan_keep.shape[1] + 1
     lane_size = rolls * n_multisets * BLOCK
-    work = (np.zeros((n_cols, n_rows, 2)), np.zeros((n_cols, N_NUMBER_ROWS, LEVELS)),
-            np.empty((n_cols * n_rows, 2), dtype=np.int64),
+    lin = np.zeros((n_cols, n_rows, 2))
+    num = np.zeros((n_cols, N_NUMBER_ROWS, LEVELS))
+    ends = np.empty((n_cols * n_rows, 2), dtype=np.int64)
+    work = (lin, num, ends,
             np.empty(lane_size), np.empty(lane_size if pure_hand else 0), np.empty(lane_size),
             np.empty(lane_size, dtype=np.int16), np.empty(n_keeps * BLOCK), np.empty(n_keeps * BLOCK),
-            np.empty(n_keeps * BLOCK, dtype=np.int32), np.empty(BLOCK, dtype=np.int64))
+            np.empty(n_keeps * BLOCK, dtype=np.int32), np.empty(BLOCK, dtype=np.int64),
+            np.empty(BLOCK, dtype=np.int64), np.empty(BLOCK, dtype=np.int64))
     bits = np.empty((BLOCK, 2, n_cols), dtype=np.uint32)
-    queue = (np.empty((BLOCK, rolls, n_multisets)), np.empty((BLOCK, rolls if pure_hand else 0, n_multisets)),
-             np.zeros(BLOCK, dtype=np.int64), np.empty(BLOCK, dtype=np.int64), np.empty(BLOCK, dtype=np.int64))
-    queued_layers, queued = queue[2], queue[4]
+    queued_options = np.empty((BLOCK, rolls, n_multisets))
+    queued_pure = np.empty((BLOCK, rolls if pure_hand else 0, n_multisets))
+    queued_layers = np.zeros(BLOCK, dtype=np.int64)
+    targets = np.empty(BLOCK, dtype=np.int64)
+    queued = np.empty(BLOCK, dtype=np.int64)
+    queue = (queued_options, queued_pure, queued_layers, targets, queued)
+    corrected = adjust[0].shape[0] > 0
+    yz_row = params[6]
+    full = (1 << n_rows) - 1
     n_queued = 0
     for i in range(start, stop):
-        _endings(i, n_queued, games, state, consts, tables, plans, work, bits, actions, adjust, queue)
-        if queued_layers[n_queued]:
-            queued[n_queued] = i
-            n_queued += 1
-            if n_queued == BLOCK:
-                _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue, work)
-                n_queued = 0
+        q = n_queued
+        g = games[i]
+        p = player[g]
+        m = dice[g]
+        must, may_roll = kernels.decision(
+            filled, g, p, order, bits, q, roll[g], rolls_allowed[g], announced[g], answer[g], pure_roll[g],
+            five_face[m], n_rows, pure_hand, forced, yz_index)
+        target = announced[g] if announced[g] >= 0 else answer[g]
+        planned = roll[g] > 1 and plan_turn_id[g] == turn[g] and plan_target[g] == target
+        if planned and may_roll and not must and plan_keep[g, roll[g] - 2, m] != STOP:
+            actions[i] = n_cells + plan_keep[g, roll[g] - 2, m]
+            continue
+        for c in range(n_cols):
+            own = filled[g, p, c]
+            if own != full:
+                if column_key[g, p, c] != own:  # a column's values change only when one of its cells is filled
+                    column_values(filled, cells, g, p, c, expected, variance, bonus_levels, level_score, params,
+                                  column_lin[g, p], column_num[g, p])
+                    column_key[g, p, c] = own
+                for r in range(n_rows):
+                    lin[c, r, 0] = column_lin[g, p, c, r, 0]
+                    lin[c, r, 1] = column_lin[g, p, c, r, 1]
+                for r in range(N_NUMBER_ROWS):
+                    for k in range(LEVELS):
+                        num[c, r, k] = column_num[g, p, c, r, k]
+                if corrected:
+                    _correct(adjust, i, c, own, lin, num)
+        left = rolls_allowed[g] - roll[g]
+        # the best ending after this roll
+        best = -np.inf
+        action = -1
+        for c in range(n_cols):
+            own = filled[g, p, c]
+            yamb_cell = cells[g, p, c, yz_row] if has_jokers else 0
+            for r in range(n_rows):
+                if (bits[q, 0, c] >> np.uint32(r)) & ONE:
+                    v = _fill_value(c, r, m, own, scores, joker_scores, five_face, has_jokers, params,
+                                    yamb_cell, levels, lin, num)
+                    if v > best:
+                        best, action = v, c * n_rows + r
+                if (bits[q, 1, c] >> np.uint32(r)) & ONE:
+                    v = _announce_value(c, r, m, left, sign, row_value, reach, lin, num)
+                    if v > best:
+                        best, action = v, n_cells + n_keeps + c * n_rows + r
+        actions[i] = action
+        if must or not may_roll or planned:  # the plan, if any, says stop
+            continue
+        # the endings after each later roll: fills (ordinary, or the committed cell), late
+        # announcements after roll 2, fills of announce cells by a pure hand
+        n_ends = 0
+        for c in range(n_cols):
+            entry = order[c, filled[g, p, c]]
+            kind = entry >> kernels.KIND_SHIFT
+            rows = entry & np.uint32(kernels.ROW_BITS)
+            for r in range(n_rows):
+                if not (rows >> np.uint32(r)) & ONE:
+                    continue
+                end = -1
+                if (kind == kernels.ORDINARY and target < 0) or c * n_rows + r == target:
+                    end = _FILL
+                elif kind == kernels.LATE and target < 0 and roll[g] == 1:
+                    end = _LATE
+                elif kind == kernels.ANNOUNCE and pure_hand and target < 0:
+                    end = _PURE
+                if end >= 0:
+                    ends[n_ends, 0] = c * n_rows + r
+                    ends[n_ends, 1] = end
+                    n_ends += 1
+        layers = left + 1
+        for t in range(layers):
+            for mm in range(n_multisets):
+                queued_options[q, t, mm] = -np.inf
+            if pure_hand:
+                for mm in range(n_multisets):
+                    queued_pure[q, t, mm] = -np.inf
+        queued_options[q, 0, m] = best
+        # fills after the next roll, one end at a time (contiguous rows of the tables)
+        for e in range(n_ends):
+            c = ends[e, 0] // n_rows
+            r = ends[e, 0] % n_rows
+            if ends[e, 1] == _LATE:
+                continue
+            into = queued_options if ends[e, 1] == _FILL else queued_pure
+            if r < N_NUMBER_ROWS:
+                for mm in range(n_multisets):
+                    into[q, 1, mm] = max(into[q, 1, mm], num[c, r, levels_t[r, mm]])
+            else:
+                a, b = lin[c, r, 0], lin[c, r, 1]
+                for mm in range(n_multisets):
+                    into[q, 1, mm] = max(into[q, 1, mm], a * scores_t[r, mm] + b)
+            if has_jokers:  # a joker scores more, and an extra Yahtzee earns its bonus
+                for mm in range(n_multisets):
+                    if five_face[mm] > 0:
+                        v = _fill_value(c, r, mm, filled[g, p, c], scores, joker_scores, five_face,
+                                        has_jokers, params, cells[g, p, c, yz_row], levels, lin, num)
+                        into[q, 1, mm] = max(into[q, 1, mm], v)
+        for t in range(2, layers):
+            for mm in range(n_multisets):
+                queued_options[q, t, mm] = queued_options[q, 1, mm]
+            if pure_hand:
+                for mm in range(n_multisets):
+                    queued_pure[q, t, mm] = queued_pure[q, 1, mm]
+        for e in range(n_ends):  # announcing a late_announce row after roll 2
+            if ends[e, 1] == _LATE:
+                c = ends[e, 0] // n_rows
+                r = ends[e, 0] % n_rows
+                for mm in range(n_multisets):
+                    v = _announce_value(c, r, mm, left - 1, sign, row_value, reach, lin, num)
+                    queued_options[q, 1, mm] = max(queued_options[q, 1, mm], v)
+        queued_layers[q] = layers
+        targets[q] = target
+        queued[q] = i
+        n_queued += 1
+        if n_queued == BLOCK:
+            _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue, work)
+            n_queued = 0
     _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue, work)
 
 

@@ -9,7 +9,7 @@ from robo_players.column_exact import ColumnExactPlayer, column_played, columns_
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.greedy import GreedyPlayer
 from robo_players.montecarlo import MonteCarloPlayer
-from robo_players.neural.bots import load_bot
+from robo_players.neural.bots import load_bot, load_direct_bot
 from robo_players.neural.build import is_weights_file, load_player
 from robo_players.optimal import optimal_player
 from robo_players.random_player import RandomPlayer
@@ -32,6 +32,7 @@ PLAYERS: dict[str, Callable[[Layout], Player]] = {
     "optimal": optimal_player,
     "montecarlo": MonteCarloPlayer,
     "best": load_bot,
+    "best-direct": load_direct_bot,
 }
 
 

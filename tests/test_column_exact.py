@@ -165,6 +165,9 @@ def test_a_guided_network_of_zero_outputs_over_exact_columns_is_the_column_playe
     a, b, c = (GameBatch(lay, 60, seed=8) for _ in range(3))
     column = play(b, [ColumnExactPlayer(lay, played=0.6, kinds=PLAY_KINDS)])
     assert np.array_equal(play(a, [population_player(spec, genome, values)]), column)
+    pair = GameBatch(lay, 60, seed=8)  # a population of two such networks, 30 games each
+    assert np.array_equal(play(pair, [population_player(spec, np.repeat(genome, 2, 0), np.repeat(values, 2, 0))]),
+                          column)
     other = genome + np.random.default_rng(1).standard_normal(genome.shape).astype(np.float32) * 0.3
     assert not np.array_equal(play(c, [population_player(spec, other, values)]), column)
 

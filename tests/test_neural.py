@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch.func import stack_module_state
 
-from robo_players.base import play
+from robo_players.base import play, play_by_turns
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.neural.build import population_player
 from robo_players.neural.features import encode, score_scale, table_size
@@ -95,6 +95,27 @@ def test_a_population_plays_exactly_as_each_network_alone(kind: str) -> None:
         with torch.no_grad():
             np.testing.assert_allclose(net(torch.from_numpy(x[i])).numpy(), outputs[i], rtol=1e-5, atol=1e-5)
     assert len({tuple(s) for s in scores}) > 1  # the members really play differently
+
+
+@pytest.mark.parametrize("kind", ["direct", "guided"])
+def test_a_population_played_turn_by_turn_plays_the_same_games(kind: str) -> None:
+    spec = spec_of(kind)
+    lay = spec.layout()
+    members, games = 3, 5
+    genomes = genomes_of(spec, members, seed=4)
+    cell_values = np.random.default_rng(6).uniform(0, 40, (members, lay.n_cells)).astype(np.float32)
+    batches = [GameBatch(lay, members * games, seed=3, streams=np.tile(np.arange(games), members)) for _ in range(2)]
+    step_by_step = play(batches[0], [population_player(spec, genomes, cell_values)])
+    by_turns = play_by_turns(batches[1], population_player(spec, genomes, cell_values))
+    assert np.array_equal(step_by_step, by_turns)
+    assert np.array_equal(batches[0].cells, batches[1].cells)
+    assert len(np.unique(by_turns)) > 1
+
+
+def test_play_by_turns_refuses_a_table_of_two_players() -> None:
+    lay = layout(rules("yamb"), ("down", "free"), players=2)
+    with pytest.raises(ValueError, match="solitaire"):
+        play_by_turns(GameBatch(lay, 2), ExpectimaxPlayer(lay))
 
 
 @pytest.mark.parametrize(("preset", "columns", "games"), [(p, c, 8) for p, c in TABLES] + [("yahtzee", None, 8),

@@ -5,6 +5,11 @@ A bot is a weights file named after its table,
 table is found without opening the others. ``best`` is the shipped bot of the
 table, or ``expectimax`` for a table that has none (so ``yamb play``, whose
 default bot is ``best``, works on every table).
+
+``best-direct`` is the shipped network that plays alone, without search
+(kind ``direct``: trained to imitate ``best``, then evolved), from
+``robo_players/bots/direct/``, named the same way; a table without one is an
+error.
 """
 
 from __future__ import annotations
@@ -13,9 +18,11 @@ from pathlib import Path
 
 from robo_players.base import Player
 from robo_players.expectimax import ExpectimaxPlayer
+from yamb.errors import YambError
 from yamb.layout import Layout
 
 BOTS_DIR = Path(__file__).resolve().parent.parent / "bots"
+DIRECT_BOTS_DIR = BOTS_DIR / "direct"
 SUFFIX = ".safetensors"
 
 
@@ -40,4 +47,17 @@ def load_bot(layout: Layout, bots_dir: Path = BOTS_DIR) -> Player:
         return ExpectimaxPlayer(layout)
     player = load_player(path, layout)
     player.name = "best"
+    return player
+
+
+def load_direct_bot(layout: Layout, bots_dir: Path = DIRECT_BOTS_DIR) -> Player:
+    """The shipped direct network for ``layout``'s table (named ``best-direct``), or a precise error."""
+    from robo_players.neural.build import load_player
+
+    path = bots_dir / bot_name(layout)
+    if not path.is_file():
+        tables = ", ".join(shipped_bots(bots_dir)) or "none"
+        raise YambError(f"no shipped best-direct bot for {path.name.removesuffix(SUFFIX)} (shipped: {tables})")
+    player = load_player(path, layout)
+    player.name = "best-direct"
     return player

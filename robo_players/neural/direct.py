@@ -14,35 +14,47 @@ import numpy as np
 from numba import njit, prange
 
 from robo_players.neural.player import Forward, network_outputs
+from yamb import kernels
 from yamb.dice import FACES
-from yamb.engine import GameBatch
+from yamb.engine import GameBatch, threads_for
 
 
 @njit(cache=True, parallel=True)
-def _choose(scores, rows, fill_bits, announce_bits, may_roll, dice, sub_keeps, n_sub_keeps, keeps,
-            keep_size, n_dice, n_rows, out):
-    n_cols = fill_bits.shape[1]
+def _choose(games, state, consts, keeps, scores, rows, out):
+    """The action of each game of ``games`` from ``scores[rows[i]]``, its legal moves
+    (``kernels.decision``) found in the same pass; ``keeps``: ``DiceTables.keeps``."""
+    filled, _, dice, roll, rolls_allowed, pure, announced, answer, player = state[:9]
+    order, n_rows, five_face, keep_size = consts[0], consts[1], consts[5], consts[7]
+    n_dice, forced_joker, yz_row, pure_hand = consts[10], consts[13], consts[14], consts[15]
+    sub_keeps, n_sub_keeps = consts[18], consts[19]
+    n_cols = order.shape[0]
     cr = n_cols * n_rows
     n_keeps = len(keep_size)
     one = np.uint32(1)
+    bits = np.empty((len(out), 2, n_cols), dtype=np.uint32)
     for i in prange(len(out)):
+        g = games[i]
+        m = dice[g]
+        _, may_roll = kernels.decision(
+            filled, g, player[g], order, bits, i, roll[g], rolls_allowed[g], announced[g], answer[g], pure[g],
+            five_face[m], n_rows, pure_hand, forced_joker, yz_row,
+        )
         row = rows[i]
         best = -np.inf
         action = -1
         for c in range(n_cols):
             for r in range(n_rows):
                 cell = c * n_rows + r
-                if (fill_bits[i, c] >> np.uint32(r)) & one and scores[row, cell] > best:
+                if (bits[i, 0, c] >> np.uint32(r)) & one and scores[row, cell] > best:
                     best = scores[row, cell]
                     action = cell
         for c in range(n_cols):
             for r in range(n_rows):
                 cell = c * n_rows + r
-                if (announce_bits[i, c] >> np.uint32(r)) & one and scores[row, cr + cell] > best:
+                if (bits[i, 1, c] >> np.uint32(r)) & one and scores[row, cr + cell] > best:
                     best = scores[row, cr + cell]
                     action = cr + n_keeps + cell
-        if may_roll[i] and scores[row, 2 * cr] > best:
-            m = dice[i]
+        if may_roll and scores[row, 2 * cr] > best:
             best_keep = -np.inf
             for j in range(n_sub_keeps[m]):
                 k = sub_keeps[m, j]
@@ -58,15 +70,11 @@ def _choose(scores, rows, fill_bits, announce_bits, may_roll, dice, sub_keeps, n
 
 
 def choose(batch: GameBatch, games: np.ndarray, scores: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Actions of ``games`` from their direct-policy scores, ``scores[rows[i]]`` for ``games[i]``."""
-    d = batch.decisions(games)
-    dice = batch.rules.dice
+    """Actions of ``games`` (none done) from their direct-policy scores, ``scores[rows[i]]`` for ``games[i]``."""
     out = np.empty(len(games), dtype=np.int64)
-    _choose(
-        np.ascontiguousarray(scores), np.asarray(rows, dtype=np.int64), d.fill_bits, d.announce_bits, d.may_roll, batch.dice[games],
-        dice.sub_keeps, dice.n_sub_keeps, dice.keeps, dice.keep_size, batch.rules.n_dice,
-        batch.layout.n_rows, out,
-    )
+    with threads_for(len(games)):
+        _choose(np.asarray(games, dtype=np.int64), batch._state, batch._consts, batch.rules.dice.keeps,
+                np.ascontiguousarray(scores), np.asarray(rows, dtype=np.int64), out)
     return out
 
 

@@ -22,6 +22,8 @@ are 0 plays as the column player does, bit for bit.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from robo_players.column_exact import ExactColumns
@@ -50,19 +52,35 @@ class SearchGuidedPlayer(ExpectimaxPlayer):
         self.cell_values = np.atleast_2d(np.asarray(cell_values, dtype=np.float32))
         self.scale = score_scale(layout)
         self.name = name
+        self._outputs: weakref.WeakKeyDictionary[GameBatch, tuple] = weakref.WeakKeyDictionary()
 
     def corrections(self, batch: GameBatch, games: np.ndarray) -> tuple:
         """The network's corrections of the cells of ``games``, as ``ExpectimaxPlayer.search`` takes
-        them: float32 outputs ``[d / scale | w]`` per cell, the row of each game's outputs, and the scale."""
-        out, rows = network_outputs(self.forward, batch, games, self.cell_values, False)
+        them: float32 outputs ``[d / scale | w]`` per cell, the row of each game's outputs, and the scale;
+        with ``exact`` columns, float64 corrections composed with theirs, one row per game, scale 1."""
+        if len(self.cell_values) > 1:
+            out, rows = self._population_outputs(batch, games)
+        else:
+            out, rows = network_outputs(self.forward, batch, games, self.cell_values, False)
         if self.exact is None:
             return np.ascontiguousarray(out, dtype=np.float32), np.asarray(rows, dtype=np.int64), self.scale
         column = self.exact.corrections(batch, games).reshape(len(games), 2, -1)
-        net = np.asarray(out, dtype=np.float64)[rows].reshape(len(games), 2, -1)
+        net = np.asarray(out[rows], dtype=np.float64).reshape(len(games), 2, -1)
         w_net = np.maximum(net[:, 1], -1.0)  # written so that outputs of 0 leave the column's exactly
         w = column[:, 1] + w_net * (1.0 + column[:, 1])
         d = column[:, 0] + w_net * column[:, 0] + net[:, 0] * self.scale
         return np.concatenate([d, w], axis=1), np.arange(len(games), dtype=np.int64), 1.0
+
+    def _population_outputs(self, batch: GameBatch, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A population's outputs for the whole batch, computed again only when a game of ``games``
+        has changed its table since (a turn ended): a game's row depends only on its table, the
+        networks always seeing the whole batch. Played turn by turn
+        (``robo_players.base.play_by_turns``), that is once a turn."""
+        cached = self._outputs.get(batch)
+        if cached is None or (cached[1][games] != batch.turn[games]).any():
+            out, _ = network_outputs(self.forward, batch, games, self.cell_values, False)
+            cached = self._outputs[batch] = (out, batch.turn.copy())
+        return cached[0], games
 
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         games = np.asarray(games, dtype=np.int64)

@@ -160,3 +160,31 @@ def rules_from(args: argparse.Namespace) -> Rules:
 def layout_from(args: argparse.Namespace, players: int = 1) -> Layout:
     columns = None if args.columns is None else [c.strip() for c in args.columns.split(",") if c.strip()]
     return layout(rules_from(args), columns, players)
+
+
+def layer_sizes(text: str) -> tuple[int, ...]:
+    """Hidden layer sizes, comma-separated: ``32`` or ``64,32`` (1 to 8 layers of 1 to 4096 units)."""
+    parts = text.split(",")
+    size = integer(1, 4096)
+    if not 1 <= len(parts) <= 8:
+        raise ArgumentError(f"{text!r}: give 1 to 8 hidden layer sizes, comma-separated")
+    try:
+        return tuple(size(part) for part in parts)
+    except ArgumentError as error:
+        raise ArgumentError(f"hidden layer sizes {text!r}: {error}") from None
+
+
+def positive_number(text: str) -> float:
+    """A finite number above 0, in ASCII (e.g. ``0.003`` or ``3e-3``)."""
+    if re.fullmatch(r"\s*\+?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*", text):
+        value = float(text)
+        if 0 < value < float("inf"):
+            return value
+    raise ArgumentError(f"{text!r} is not a number above 0")
+
+
+def fraction(text: str) -> float:
+    """A number from 0 up to (not including) 1, in ASCII."""
+    if re.fullmatch(r"\s*\+?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*", text) and 0 <= float(text) < 1:
+        return float(text)
+    raise ArgumentError(f"{text!r} is not a number from 0 to below 1")

@@ -1,0 +1,101 @@
+"""``yamb imitate``: train a direct network (no search at play time) to play like a teacher.
+
+The teacher (any player: ``best``, ``expectimax``, a weights file) plays
+games; at every decision the network's features, legal choices and the
+teacher's move are recorded (``robo_players.neural.demonstrations``), and the
+network is trained by cross-entropy (``robo_players.neural.imitation``),
+optionally for more rounds on games it plays itself, labelled by the teacher
+(DAgger). The result is an ordinary weights file: ``--player FILE``,
+``yamb compare``, ``yamb play --bot`` and ``yamb evolve --preset
+direct-imitation --init FILE`` (or ``--player direct --init FILE``) read it.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from yamb.cli import options
+from yamb.cli.options import add_table_arguments, arg, layout_from
+
+HELP = "train a direct network to imitate a teacher player (a warm start for yamb evolve --init)"
+MAX_GAMES = 1_000_000  # games recorded per round: about 160 decisions of 200 float32 features each
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_table_arguments(parser)
+    parser.add_argument("--teacher", default="best", help="player to imitate: a player name or a weights file (default best)")
+    parser.add_argument("--games", type=arg(options.integer(1, MAX_GAMES)), default=10_000,
+                        help="games recorded per round (default 10000)")
+    parser.add_argument("--hidden", type=arg(options.layer_sizes), default=(64,),
+                        help="hidden layer sizes, comma-separated (default 64)")
+    parser.add_argument("--epochs", type=arg(options.integer(1, 10_000)), default=10, help="epochs per round (default 10)")
+    parser.add_argument("--dagger", type=arg(options.integer(0, 100)), default=0,
+                        help="more rounds on games the network plays, labelled by the teacher (default 0)")
+    parser.add_argument("--batch-size", type=arg(options.integer(1, 1_000_000)), default=512, help="minibatch (default 512)")
+    parser.add_argument("--learning-rate", type=arg(options.positive_number), default=3e-3, help="Adam's (default 0.003)")
+    parser.add_argument("--validation", type=arg(options.fraction), default=0.1,
+                        help="share of the games held out for validation (default 0.1)")
+    parser.add_argument("--cell-games", type=arg(options.games), default=2000,
+                        help="teacher games whose mean final cells become the network's cell values (default 2000)")
+    parser.add_argument("--check-games", type=arg(options.games), default=1000,
+                        help="fresh games played by the result at the end (default 1000)")
+    parser.add_argument("--seed", type=arg(options.seed), default=0, help="seed of every random choice (default 0)")
+    parser.add_argument("--threads", type=arg(options.integer(1, 1024)), default=1, help="torch and numba threads (default 1)")
+    parser.add_argument("--out", metavar="FILE", type=arg(options.output_file), required=True,
+                        help="weights file to write (.pt, .safetensors, .npz or .onnx)")
+
+
+def run(args: argparse.Namespace) -> int:
+    import time
+
+    import numpy as np
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from evolution.evaluate import init_worker
+    from robo_players.neural.files import NeuralWeights, format_of, save_weights
+    from robo_players.neural.imitation import TrainSettings, imitate
+    from robo_players.neural.networks import NetSpec
+    from robo_players.registry import make_player
+
+    format_of(args.out)  # an unknown suffix fails now, not after the training
+    init_worker(args.threads)
+    layout = layout_from(args)
+    teacher = make_player(args.teacher, layout)
+    spec = NetSpec.for_layout("direct", layout, args.hidden)
+    settings = TrainSettings(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
+                             validation=args.validation, seed=args.seed)
+    console = Console()
+    started = time.perf_counter()
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        state = {"task": None}
+
+        def say(text: str) -> None:
+            progress.console.print(text, soft_wrap=True)
+            if text.startswith("round"):
+                if state["task"] is not None:
+                    progress.remove_task(state["task"])
+                state["task"] = progress.add_task("games", total=args.games)
+
+        def epoch_done(result) -> None:
+            validation = ("no validation games" if np.isnan(result.val_loss) else
+                          f"validation loss {result.val_loss:.4f}  top choice {100 * result.val_top_accuracy:.1f}%  "
+                          f"keep {100 * result.val_keep_accuracy:.1f}%")
+            progress.console.print(f"epoch {result.epoch:>3}/{args.epochs}  train loss {result.train_loss:.4f}  "
+                                   f"{validation}  {time.perf_counter() - started:.0f} s", soft_wrap=True)
+
+        result = imitate(spec, teacher, args.games, settings, dagger=args.dagger, cell_games=args.cell_games,
+                         check_games=args.check_games,
+                         say=say, advance=lambda n: progress.advance(state["task"], n), epoch_done=epoch_done)
+    scores = result.check_scores
+    sem = f" ± {scores.std(ddof=1) / np.sqrt(len(scores)):.2f}" if len(scores) > 1 else ""
+    info = {"fitness": float(scores.mean()), "seed": args.seed, "run_preset": f"imitate-{teacher.name}",
+            "generation": 0, "games": args.games * (args.dagger + 1)}
+    save_weights(NeuralWeights(spec, result.genome, result.cell_values, info), args.out)
+    console.print(f"on {len(scores):,} fresh games: {scores.mean():.2f}{sem} (teacher {teacher.name}: "
+                  f"{result.teacher_mean:.2f} on the recorded games); {time.perf_counter() - started:.0f} s")
+    console.print(f"wrote {args.out}: direct network {list(args.hidden)}, {result.genome.size:,} weights; "
+                  f"evolve on with: yamb evolve --preset direct-imitation --hidden {','.join(map(str, args.hidden))} "
+                  f"--init {args.out}")
+    return 0
