@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 from robo_players.cell_values import BONUS_MODELS
+from robo_players.column_exact import EXACT_KINDS
 from robo_players.neural.networks import KINDS
 from yamb.checks import MAX_SEED
 from yamb.errors import YambError
@@ -50,6 +51,7 @@ class EvolveConfig:
     hidden: list[int] = field(default_factory=lambda: [32])
     played: float = 0.0  # guided: blend of any-order columns' row expectations with play (robo_players.row_means)
     bonus: str = "normal"  # guided: the numbers bonus's chance from a normal approximation, or "exact"
+    exact: list[str] = field(default_factory=list)  # guided: column kinds valued by exact single-column values
     init: str = ""  # start from this weights file's genome and cell values ("best": the shipped bot); "" fresh
     # the algorithm
     algorithm: str = "ga"
@@ -112,6 +114,9 @@ class EvolveConfig:
             (self.played == 0 or self.player == "guided", "played applies to the guided player only"),
             (self.bonus in BONUS_MODELS, f"bonus must be one of {', '.join(BONUS_MODELS)}, not {self.bonus!r}"),
             (self.bonus == "normal" or self.player == "guided", "bonus applies to the guided player only"),
+            (not self.exact or self.player == "guided", "exact applies to the guided player only"),
+            (set(self.exact) <= set(EXACT_KINDS), f"exact lists column kinds among {', '.join(EXACT_KINDS)}, "
+                                                  f"not {self.exact}"),
         ]
         for ok, message in checks:
             if not ok:

@@ -62,7 +62,8 @@ def net_spec(config: EvolveConfig) -> NetSpec:
     """The network spec of a run's table and player."""
     r = rules(config.game, dice=config.dice or None, joker=config.joker or None)
     lay = layout(r, config.columns or None)
-    return NetSpec.for_layout(config.player, lay, tuple(config.hidden), config.played, config.bonus)
+    return NetSpec.for_layout(config.player, lay, tuple(config.hidden), config.played, config.bonus,
+                              tuple(config.exact))
 
 
 def expected_cell_values(spec: NetSpec) -> np.ndarray:
@@ -74,7 +75,7 @@ def expected_cell_values(spec: NetSpec) -> np.ndarray:
 def starting_point(config: EvolveConfig, spec: NetSpec) -> tuple[np.ndarray, np.ndarray] | None:
     """The genome and cell values of ``config.init`` (a weights file, or ``best``: the shipped bot
     of the table), or None for a fresh start. The file must hold a network of the run's shape
-    (kind, table, hidden sizes); the run's ``played`` and ``bonus`` may differ from the file's."""
+    (kind, table, hidden sizes); the run's ``played``, ``bonus`` and ``exact`` may differ from the file's."""
     if not config.init:
         return None
     path = Path(config.init)
@@ -86,7 +87,7 @@ def starting_point(config: EvolveConfig, spec: NetSpec) -> tuple[np.ndarray, np.
         weights = load_weights(path)
     except WeightsFileError as error:
         raise ConfigError(f"init: {error}") from None
-    if replace(weights.spec, played=spec.played, bonus=spec.bonus) != spec:
+    if replace(weights.spec, played=spec.played, bonus=spec.bonus, exact=spec.exact) != spec:
         raise ConfigError(f"init: {path} holds a {_describe(weights.spec)}, this run evolves a {_describe(spec)}")
     return weights.genome.astype(np.float64), weights.cell_values.astype(np.float64)
 

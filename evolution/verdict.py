@@ -46,6 +46,8 @@ def describe_start(state: RunState) -> str:
         return f"the player of {c.init}"
     if c.player == "direct":
         return "a random network"
+    if c.exact:
+        return f"expectimax-column over {', '.join(c.exact)} (played {c.played:g}, bonus {c.bonus})"
     if c.bonus == "exact":
         return "expectimax-exact"
     return "expectimax" if c.played == 0 else f"expectimax-played ({c.played:g})"

@@ -30,6 +30,7 @@ without a difference solve as one pattern (the test compares them with
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -212,10 +213,27 @@ def _fill_batch(mask, upper, aux, values, model, rows, out):
         _fill_table(mask[i], upper[i], aux[i], values, model, rows, out[i])
 
 
+@njit(cache=True)
+def level_states(mask, model, reach_upper, n_upper):
+    """(n, 2) the reachable ``(upper, aux)`` of filled rows ``mask``."""
+    pattern, n_aux, aux_ok = model[0], model[2], model[4]
+    p = pattern[mask]
+    states = np.empty((n_upper * n_aux[p], 2), dtype=np.int64)
+    n = 0
+    for u in range(n_upper):
+        if reach_upper[mask & 63, u]:
+            for a in range(n_aux[p]):
+                if aux_ok[p, a]:
+                    states[n, 0] = u
+                    states[n, 1] = a
+                    n += 1
+    return states[:n]
+
+
 @njit(cache=True, parallel=True)
 def _solve_level(masks, values, model, rows, reach_upper, dice, rolls):
     """Value every reachable state of each mask in ``masks`` (one level); returns how many."""
-    pattern, n_aux, aux_ok = model[0], model[2], model[4]
+    pattern, n_aux = model[0], model[2]
     distinct, score_index, n_rows, threshold = rows[0], rows[2], rows[3], rows[4]
     add_die, remove_die, first_prob = dice
     n_upper = threshold + 1
@@ -226,15 +244,8 @@ def _solve_level(masks, values, model, rows, reach_upper, dice, rolls):
     for i in prange(len(masks)):
         mask = masks[i]
         p = pattern[mask]
-        states = np.empty((n_upper * n_aux[p], 2), dtype=np.int64)
-        n = 0
-        for u in range(n_upper):
-            if reach_upper[mask & 63, u]:
-                for a in range(n_aux[p]):
-                    if aux_ok[p, a]:
-                        states[n, 0] = u
-                        states[n, 1] = a
-                        n += 1
+        states = level_states(mask, model, reach_upper, n_upper)
+        n = len(states)
         options = np.empty((1, n, n_multisets))
         value = np.empty((rolls, n, n_multisets))
         keep = np.empty((rolls, n, n_multisets), dtype=np.int16)
@@ -353,6 +364,15 @@ def solve_free_column(rules: Rules, filled: int = 0) -> FreeColumnSolution:
     With ``filled`` (a row bitmask) only the states whose filled rows include it
     are solved (an endgame); the others stay NaN.
     """
+    return solve_by_levels(rules, filled, lambda rolls: (_solve_level, ()))
+
+
+def solve_by_levels(rules: Rules, filled: int, kernel_of: Callable[[int], tuple]) -> FreeColumnSolution:
+    """The values of every state of the free-column model, level by level from the full column back.
+
+    ``kernel_of(rolls)`` gives the kernel that values a level's masks (as ``_solve_level``) and the
+    extra arguments it takes after ``rolls``; ``filled`` as in ``solve_free_column``.
+    """
     start = time.perf_counter()
     m = free_column_model(rules)
     n_rows = rules.n_rows
@@ -369,5 +389,6 @@ def solve_free_column(rules: Rules, filled: int = 0) -> FreeColumnSolution:
     for level in range(n_rows - 1, -1, -1):
         masks = np.flatnonzero((popcount == level) & (np.arange(1 << n_rows) & filled == filled))
         rolls = rules.spec.last_turn_rolls if level == n_rows - 1 else rules.rolls
-        states += _solve_level(masks.astype(np.int64), values, kernel_model, rows, reach, tables, rolls)
+        kernel, extra = kernel_of(rolls)
+        states += kernel(masks.astype(np.int64), values, kernel_model, rows, reach, tables, rolls, *extra)
     return FreeColumnSolution(rules=rules, values=values, seconds=time.perf_counter() - start, states=states)

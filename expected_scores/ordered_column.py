@@ -146,12 +146,12 @@ class ColumnSolution:
     def expected_score(self) -> float:
         return float(self.values[0])
 
-    def state_of(self, batch: GameBatch, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(position, components (n, 4)) of the player to move in ``games`` (column 0)."""
+    def state_of(self, batch: GameBatch, games: np.ndarray, column: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """(position, components (n, 4)) of column ``column`` of the player to move in ``games``."""
         col = _column(self.rules, self.kind)
         p = batch.player[games]
-        cells = batch.cells[games, p, 0].astype(np.int64)
-        position = batch.layout.popcount[batch.filled[games, p, 0]].astype(np.int64)
+        cells = batch.cells[games, p, column].astype(np.int64)
+        position = batch.layout.popcount[batch.filled[games, p, column]].astype(np.int64)
         comps = np.zeros((len(games), 4), dtype=np.int64)
         comps[:, 0] = np.minimum(cells[:, :N_NUMBER_ROWS].sum(axis=1), self.rules.spec.bonus_threshold)
         for j, r in enumerate(col.spread_rows):
@@ -165,9 +165,29 @@ class ColumnSolution:
 
     def value(self, position: np.ndarray, comps: np.ndarray) -> np.ndarray:
         """Value of states (0 past the last position)."""
+        idx = self.index(position, comps)
+        return np.where(idx >= 0, self.values[idx], 0.0)
+
+    def index(self, position: np.ndarray, comps: np.ndarray) -> np.ndarray:
+        """Index of states into ``keys`` and ``values``; -1 for a state not solved (past the last position)."""
         keys = _encode(position, comps)
         idx = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
-        return np.where(self.keys[idx] == keys, self.values[idx], 0.0)
+        return np.where(self.keys[idx] == keys, idx, -1)
+
+    def fill_changes(self) -> np.ndarray:
+        """(S, K): for each state ``keys[i]``, points earned plus the next state's value minus
+        ``values[i]`` when its position's row scores each of the row's distinct scores
+        (ascending, as ``np.unique(rules.scores[:, row])``); NaN past a row's scores."""
+        col = _column(self.rules, self.kind)
+        position, comps = self.keys // _SPAN**4, np.stack([self.keys // _SPAN ** (3 - j) % _SPAN for j in range(4)], 1)
+        distinct = [np.unique(self.rules.scores[:, r]) for r in range(self.rules.n_rows)]
+        out = np.full((len(self.keys), max(len(d) for d in distinct)), np.nan)
+        for pos in np.unique(position):
+            at = np.flatnonzero(position == pos)
+            for j, s in enumerate(distinct[col.order[pos]]):
+                nxt, points = col.step(int(pos), comps[at], np.full(len(at), int(s)))
+                out[at, j] = points + self.value(np.full(len(at), pos + 1), nxt) - self.values[at]
+        return out
 
     def turn_options(self, position: np.ndarray, comps: np.ndarray) -> np.ndarray:
         """(n, M): points plus next value of filling the position's row with each multiset."""

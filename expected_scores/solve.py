@@ -2,7 +2,8 @@
 
 ``solve(preset, columns, joker)`` picks the solver: one ``free`` column of
 Yatzy or Yahtzee (``expected_scores.solitaire``), of a preset with a
-difference row (``expected_scores.free_column``), or one ``down``/``up``
+difference row (``expected_scores.free_column``), one ``announce`` column of
+such a preset (``expected_scores.announce_column``), or one ``down``/``up``
 column (``expected_scores.ordered_column``). Solutions are saved as ``.npz`` under
 ``$YAMB_CACHE`` (default ``~/.cache/yamb``), keyed by the rules and checked
 against a digest of the score tables, so a changed rule set is solved again.
@@ -25,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from expected_scores.announce_column import solve_announce_column
 from expected_scores.free_column import FreeColumnSolution, solve_free_column
 from expected_scores.ordered_column import ORDERED_KINDS, ColumnSolution, solve_column
 from expected_scores.solitaire import SolitaireSolution, solve_solitaire
@@ -48,10 +50,12 @@ def table_kind(rules: Rules, columns: tuple[str, ...] | list[str] | None) -> str
     kinds = tuple(columns) if columns is not None else rules.default_columns
     for kind in kinds:
         check_kind(kind)
-    if len(kinds) != 1 or kinds[0] not in ("free", *ORDERED_KINDS):
+    announce = kinds == ("announce",) and rules.spec.difference is not None
+    if len(kinds) != 1 or kinds[0] not in ("free", *ORDERED_KINDS) and not announce:
         raise UnknownColumnError(
-            f"the exact solver handles one free column, or one down or up column "
-            f"of a preset without jokers; not {','.join(kinds)} for {rules.name}"
+            f"the exact solver handles one free column, one down or up column of a preset without "
+            f"jokers, or one announce column of a preset with a difference row; not {','.join(kinds)} "
+            f"for {rules.name}"
         )
     return kinds[0]
 
@@ -120,6 +124,8 @@ def solve(
         return cached
     if kind in ORDERED_KINDS:
         solution = solve_column(rules, kind)
+    elif kind == "announce":
+        solution = solve_announce_column(rules)
     elif rules.spec.difference is None:
         solution = solve_solitaire(rules)
     else:

@@ -1,31 +1,38 @@
-"""``expectimax-column``: expectimax whose ``free`` cells are valued by the exact single-column solution.
+"""``expectimax-column(s)``: expectimax whose cells of some column kinds are valued by exact single-column solutions.
 
 Filling a cell of a ``free`` column changes the exact value of that column
 played alone (``expected_scores.free_column``): the points the fill earns
 (score, numbers bonus, the difference's parts) plus the value of the column's
 next state, minus the value of its current state. That change is the cell's
 leaf value in expectimax's turn search; the cells of the other columns keep
-expectimax's values (``robo_players.cell_values``).
+expectimax's values (``robo_players.cell_values``). ``down`` and ``up``
+columns are valued the same way from ``expected_scores.ordered_column``
+(``ColumnSolution.fill_changes``), ``announce`` columns from
+``expected_scores.announce_column`` (which measured a loss: the registered
+``expectimax-columns`` players use ``PLAY_KINDS``, without it).
 
 The search (``ExpectimaxPlayer.search``) takes each open cell's value as
-``(1 + w) * expectimax's value + d``; the player sets ``(d, w)`` per cell by a
-weighted least-squares fit of the exact change over the scores the row can
-take (weights: the row's score distribution when a turn aims at it, plus a
-floor). For collection rows both are linear in the score with slope 1, so the
-fit is exact; for number rows (six levels) and ``max``/``min`` it is the best
-line through the exact values. Tables with jokers (Yahtzee) have no exact
-free-column values here: the player is plain expectimax there.
+``(1 + w) * expectimax's value + d``; ``ExactColumns`` sets ``(d, w)`` per cell
+by a weighted least-squares fit of the exact change over the scores the row
+can take (weights: the row's score distribution when a turn aims at it, plus
+a floor). For collection rows both are linear in the score with slope 1, so
+the fit is exact; for number rows (six levels) and ``max``/``min`` it is the
+best line through the exact values. Tables with jokers (Yahtzee) have no
+exact column values here, nor do the other column kinds: their cells keep
+the search's values. A search-guided network can search over these values
+(``NetSpec.exact``, ``robo_players.neural.guided``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 from numba import njit, prange
 
-from expected_scores.free_column import (
-    FreeColumnSolution, _fill_table, _kernel_model, _row_tables, free_column_model,
-)
-from expected_scores.solve import solve
+from expected_scores.free_column import _fill_table, _kernel_model, _row_tables, free_column_model
+from expected_scores.ordered_column import ORDERED_KINDS, row_order
+from expected_scores.solve import Solution, solve
 from expected_scores.tables import load_distribution
 from robo_players.cell_values import LEVELS, column_values
 from robo_players.row_means import DEFAULT_PLAYED, search_player
@@ -47,11 +54,34 @@ def score_weights(rules: Rules) -> np.ndarray:
     return out
 
 
+@njit(cache=True)
+def _fit(i, c, r, y, lin, num, distinct, n_distinct, weights, out):
+    """``out[i, :, c, r]``: the ``(d, w)`` whose ``(1 + w) * x + d`` fits the exact changes ``y[k]``
+    of open cell ``(c, r)`` best (weighted least squares over the row's distinct scores ``k``)."""
+    sw = sx = sy = sxx = sxy = 0.0
+    for k in range(n_distinct[r]):
+        s = distinct[r, k]
+        x = num[c, r, k] if r < N_NUMBER_ROWS else lin[c, r, 0] * s + lin[c, r, 1]
+        w = weights[r, k]
+        sw += w
+        sx += w * x
+        sy += w * y[k]
+        sxx += w * x * x
+        sxy += w * x * y[k]
+    mx, my = sx / sw, sy / sw
+    var = sxx / sw - mx * mx
+    slope = (sxy / sw - mx * my) / var if var > 1e-9 else 1.0
+    slope = max(slope, 0.0)
+    out[i, 0, c, r] = my - slope * mx
+    out[i, 1, c, r] = slope - 1.0
+
+
 @njit(cache=True, parallel=True)
 def _adjust(games, filled, cells, player, free, model_tables, values, model, rows, spread, pair_class,
             weights, out):
     """``out[i, :, c, r]``: the correction ``(d, w)`` that brings expectimax's value of open cell
-    ``(c, r)`` of ``games[i]``'s mover to the exact change of its free column's value."""
+    ``(c, r)`` of ``games[i]``'s mover to the exact change of its column's value, for the columns
+    ``free`` whose values (a free or an announce column's) are ``values``."""
     expected, variance, bonus_levels, level_score, params = model_tables
     pattern, n_aux, offset, rest = model[0], model[2], model[3], model[1]
     distinct, n_distinct, n_rows, threshold = rows[0], rows[1], rows[3], rows[4]
@@ -85,56 +115,102 @@ def _adjust(games, filled, cells, player, free, model_tables, values, model, row
             now = values[offset[q] + (rest[mask] * (threshold + 1) + upper) * n_aux[q] + aux]
             _fill_table(mask, upper, aux, values, model, rows, table)
             for r in range(n_rows):
-                if (mask >> r) & 1:
-                    continue
-                sw = sx = sy = sxx = sxy = 0.0
-                for d in range(n_distinct[r]):
-                    s = distinct[r, d]
-                    x = num[c, r, d] if r < N_NUMBER_ROWS else lin[c, r, 0] * s + lin[c, r, 1]
-                    y = table[r, d] - now
-                    w = weights[r, d]
-                    sw += w
-                    sx += w * x
-                    sy += w * y
-                    sxx += w * x * x
-                    sxy += w * x * y
-                mx, my = sx / sw, sy / sw
-                var = sxx / sw - mx * mx
-                slope = (sxy / sw - mx * my) / var if var > 1e-9 else 1.0
-                slope = max(slope, 0.0)
-                out[i, 0, c, r] = my - slope * mx
-                out[i, 1, c, r] = slope - 1.0
+                if not (mask >> r) & 1:
+                    _fit(i, c, r, table[r] - now, lin, num, distinct, n_distinct, weights, out)
+
+
+@njit(cache=True, parallel=True)
+def _adjust_ordered(games, filled, cells, player, column, state, rows_at, changes, model_tables, distinct,
+                    n_distinct, weights, out):
+    """The same for one ordered column ``column``: ``state[i]`` is the index of its state in the
+    solution (-1: none), whose open row is ``rows_at[state[i]]`` and whose exact changes, by the
+    row's distinct scores, are ``changes[state[i]]``."""
+    expected, variance, bonus_levels, level_score, params = model_tables
+    n_cols, n_rows = filled.shape[2], expected.shape[1]
+    for i in prange(len(games)):
+        if state[i] < 0:
+            continue
+        g = games[i]
+        lin = np.zeros((n_cols, n_rows, 2))
+        num = np.zeros((n_cols, N_NUMBER_ROWS, LEVELS))
+        column_values(filled, cells, g, player[g], column, expected, variance, bonus_levels, level_score, params,
+                      lin, num)
+        _fit(i, column, rows_at[state[i]], changes[state[i]], lin, num, distinct, n_distinct, weights, out)
+
+
+ANY_ORDER_KINDS = ("free", "announce")  # solved as ``FreeColumnSolution``s
+EXACT_KINDS = (*ANY_ORDER_KINDS, *ORDERED_KINDS)
+PLAY_KINDS = ("free", *ORDERED_KINDS)  # those of ``expectimax-columns``: exact announce values measured a loss
+
+
+def exactly_solved(rules: Rules, kind: str) -> bool:
+    """Whether a ``kind`` column of ``rules`` has exact single-column values the player can read."""
+    if rules.has_jokers or kind not in EXACT_KINDS:
+        return False
+    return kind != "announce" or rules.spec.difference is not None
+
+
+class ExactColumns:
+    """The corrections that bring a search's values of the cells of some column kinds to the exact
+    change of their column's value (``(d, w)`` per cell, 0 elsewhere)."""
+
+    def __init__(self, layout: Layout, search_tables: tuple, kinds: tuple[str, ...] = ("free",),
+                 solutions: Mapping[str, Solution] | None = None) -> None:
+        """``search_tables``: the search's (``ExpectimaxPlayer.tables``), whose values are corrected;
+        ``kinds``: the column kinds valued exactly (those of ``EXACT_KINDS`` the rules allow; the
+        others keep the search's values); ``solutions``: their single-column values by kind
+        (default: ``expected_scores.solve``'s, solved at first use, then cached on disk)."""
+        solutions = solutions or {}
+        rules = layout.rules
+        self.shape = (2, len(layout.columns), rules.n_rows)
+        t = search_tables  # expected, variance, bonus levels, levels, level_score, params, ...
+        model_tables = (t[0], t[1], t[2], t[4], t[5])
+        rows, weights = _row_tables(rules), score_weights(rules)
+        self.any_order: list[tuple] = []  # (columns, the arguments of ``_adjust`` after them)
+        self.ordered: list[tuple] = []  # (column, solution, the arguments of ``_adjust_ordered``)
+        for kind in kinds:
+            columns = np.array([c for c, k in enumerate(layout.columns) if k == kind], dtype=np.int64)
+            if not len(columns) or not exactly_solved(rules, kind):
+                continue
+            sol = solutions.get(kind) or solve(rules.name, [kind], dice=rules.n_dice)
+            if kind in ANY_ORDER_KINDS:
+                m = free_column_model(rules)
+                values = np.ascontiguousarray(sol.values, dtype=np.float64).ravel()  # Yatzy's: (2**R, 64, 1)
+                self.any_order.append((columns, (model_tables, values, _kernel_model(m), rows,
+                                                 m.spread.astype(np.int64), m.pair_class, weights)))
+                continue
+            rows_at = np.array(row_order(rules, kind))[np.minimum(sol.keys // 64**4, rules.n_rows - 1)]
+            for c in columns:
+                self.ordered.append((int(c), sol, (rows_at, sol.fill_changes(), model_tables, rows[0], rows[1],
+                                                   weights)))
+
+    def corrections(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
+        """(n, 2, C, R) float64: ``(d, w)`` of every cell of ``games`` (int64) for their movers."""
+        adjust = np.zeros((len(games), *self.shape))
+        for columns, tables in self.any_order:
+            _adjust(games, batch.filled, batch.cells, batch.player, columns, *tables, adjust)
+        for column, sol, tables in self.ordered:
+            state = sol.index(*sol.state_of(batch, games, column))
+            _adjust_ordered(games, batch.filled, batch.cells, batch.player, column, state, *tables, adjust)
+        return adjust
 
 
 class ColumnExactPlayer:
-    """Expectimax with each ``free`` column's cells valued by the exact change of the column's value."""
+    """Expectimax with the cells of some column kinds valued by the exact change of the column's value."""
 
     name = "expectimax-column"
 
-    def __init__(self, layout: Layout, solution: FreeColumnSolution | None = None, played: float = 0.0) -> None:
-        """``solution``: the free column's values (default: solved at first use, then cached on disk);
-        ``played``: the other columns' cells valued as ``expectimax-played`` at this blend (0: expectimax)."""
-        rules = layout.rules
+    def __init__(self, layout: Layout, solutions: Mapping[str, Solution] | None = None, played: float = 0.0,
+                 kinds: tuple[str, ...] = ("free",)) -> None:
+        """``played``: the other columns' cells valued as ``expectimax-played`` at this blend (0:
+        expectimax); ``kinds`` and ``solutions`` as ``ExactColumns`` takes them."""
         self.search = search_player(layout, played, "normal")
-        self.free = np.array([c for c, kind in enumerate(layout.columns) if kind == "free"], dtype=np.int64)
-        if rules.has_jokers:
-            self.free = self.free[:0]
-        self.shape = (2, len(layout.columns), rules.n_rows)
-        if len(self.free):
-            solution = solution or solve(rules.name, ["free"], dice=rules.n_dice)
-            m = free_column_model(rules)
-            t = self.search.tables  # expected, variance, bonus levels, levels, level_score, params, ...
-            values = np.ascontiguousarray(solution.values, dtype=np.float64).ravel()  # Yatzy's: (2**R, 64, 1)
-            self.tables = ((t[0], t[1], t[2], t[4], t[5]), values, _kernel_model(m),
-                           _row_tables(rules), m.spread.astype(np.int64), m.pair_class, score_weights(rules))
+        self.exact = ExactColumns(layout, self.search.tables, kinds, solutions)
 
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         games = np.asarray(games, dtype=np.int64)
-        adjust = np.zeros((len(games), *self.shape))
         with threads_for(len(games)):
-            if len(self.free):
-                _adjust(games, batch.filled, batch.cells, batch.player, self.free, *self.tables,
-                        adjust)
+            adjust = self.exact.corrections(batch, games)
             rows = np.arange(len(games), dtype=np.int64)
             return self.search.search(batch, games, (adjust.reshape(len(games), -1), rows, 1.0))
 
@@ -143,4 +219,19 @@ def column_played(layout: Layout) -> ColumnExactPlayer:
     """``expectimax-column-played``: the exact free columns, the other cells as ``expectimax-played``."""
     player = ColumnExactPlayer(layout, played=DEFAULT_PLAYED)
     player.name = "expectimax-column-played"
+    return player
+
+
+def columns_exact(layout: Layout) -> ColumnExactPlayer:
+    """``expectimax-columns``: the column kinds of ``PLAY_KINDS`` valued exactly, the others as expectimax."""
+    player = ColumnExactPlayer(layout, kinds=PLAY_KINDS)
+    player.name = "expectimax-columns"
+    return player
+
+
+def columns_played(layout: Layout) -> ColumnExactPlayer:
+    """``expectimax-columns-played``: the column kinds of ``PLAY_KINDS`` valued exactly, the others
+    as ``expectimax-played``."""
+    player = ColumnExactPlayer(layout, played=DEFAULT_PLAYED, kinds=PLAY_KINDS)
+    player.name = "expectimax-columns-played"
     return player

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from robo_players.base import Player
-from robo_players.column_exact import ColumnExactPlayer, column_played
+from robo_players.column_exact import ColumnExactPlayer, column_played, columns_exact, columns_played
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.greedy import GreedyPlayer
 from robo_players.lookahead import SUFFIX, lookahead_player, split_name
@@ -28,6 +28,8 @@ PLAYERS: dict[str, Callable[[Layout], Player]] = {
     "expectimax-exact": exact_expectimax,
     "expectimax-column": ColumnExactPlayer,
     "expectimax-column-played": column_played,
+    "expectimax-columns": columns_exact,
+    "expectimax-columns-played": columns_played,
     "optimal": optimal_player,
     "montecarlo": MonteCarloPlayer,
     "best": load_bot,

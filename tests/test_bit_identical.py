@@ -5,6 +5,9 @@ The results in ``tests/data/bit_identical.json`` were recorded from commit
 
     PYTHONPATH=$PWD python tests/test_bit_identical.py --write
 
+(``play/yamb/best`` since the yamb bot over exact column values replaced the
+bot of 8bdff37: the same play code, another bot.)
+
 Each case plays fixed dice seeds and records a digest of the final scores and
 of every cell of every game (so a single changed move fails), with the mean
 score for a human reader; two short evolution runs record their logbooks and

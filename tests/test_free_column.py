@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 
 import numpy as np
@@ -14,9 +15,15 @@ from expected_scores.turn import plan_turn
 from yamb.rules import N_NUMBER_ROWS, rules
 
 
-def brute_force(r, cells: tuple[int, ...], filled: int) -> float:
+def free_turn(r, options: np.ndarray, rolls: int) -> float:
+    """A free column's turn: the best of the open rows' ``options`` (rows, M) for the final dice."""
+    return float(plan_turn(options.max(axis=0)[None], r.dice, rolls).start[0])
+
+
+def brute_force(r, cells: tuple[int, ...], filled: int, turn: Callable = free_turn) -> float:
     """Expected final total of a column from ``cells`` (open cells 0), by recursion over every fill and
-    score, the total read from ``Rules.column_totals`` at the end: no state, no credit schedule."""
+    score, the total read from ``Rules.column_totals`` at the end: no state, no credit schedule.
+    ``turn(r, options, rolls)``: the value of a turn whose open rows are worth ``options`` (rows, M)."""
     full = (1 << r.n_rows) - 1
 
     @cache
@@ -24,16 +31,16 @@ def brute_force(r, cells: tuple[int, ...], filled: int) -> float:
         if filled == full:
             return float(r.column_totals(np.array([cells]))["total"][0])
         open_rows = [row for row in range(r.n_rows) if not filled >> row & 1]
-        options = np.full(r.dice.n_multisets, -np.inf)
+        options = []
         for row in open_rows:
             by_score = {}
             for s in np.unique(r.scores[:, row]):
                 after = list(cells)
                 after[row] = int(s)
                 by_score[int(s)] = value(tuple(after), filled | 1 << row)
-            options = np.maximum(options, [by_score[int(s)] for s in r.scores[:, row]])
+            options.append([by_score[int(s)] for s in r.scores[:, row]])
         rolls = r.spec.last_turn_rolls if len(open_rows) == 1 else r.rolls
-        return float(plan_turn(options[None], r.dice, rolls).start[0])
+        return turn(r, np.array(options), rolls)
 
     return value(cells, filled)
 

@@ -27,7 +27,7 @@ from yamb.rules import rules
 BOTS_BEFORE = {
     "jamb6-6d-down-free-up-announce": (101235, "4e0d56ff9c65950d"),
     "yahtzee-free-5d-free": (15319, "9cad552f0ef1b3c7"),
-    "yamb-5d-down-up-free-announce": (66757, "56603ced9fa44574"),
+    "yamb-5d-down-up-free-announce": (66657, "b3cf65c8fa51c7ca"),  # the bot over exact column values
     "yatzy-5d-free": (14812, "4dc70f27728e2be1"),
 }
 

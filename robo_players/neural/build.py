@@ -27,7 +27,7 @@ def neural_player(spec: NetSpec, forward: Forward, cell_values: np.ndarray, name
     if spec.kind == "guided":
         lay = spec.layout()
         expected, bonus_levels = search_values(lay, spec.played, spec.bonus)
-        return SearchGuidedPlayer(forward, cell_values, lay, name, expected, bonus_levels)
+        return SearchGuidedPlayer(forward, cell_values, lay, name, expected, bonus_levels, spec.exact)
     return DirectPolicyPlayer(forward, cell_values, name=name)
 
 

@@ -11,6 +11,13 @@ correction is expectimax exactly, which is where evolution starts.
 The corrections depend on the table only, so they stay the same through a
 turn and the turn's plan (made after its first roll) stays valid. The search
 is expectimax's own (``ExpectimaxPlayer.search``), given the corrections.
+
+With ``exact`` column kinds (``NetSpec.exact``) the values the network corrects
+are first those of ``expectimax-column``: the cells of those kinds valued by
+the exact change of their column's value (``robo_players.column_exact``). The
+two corrections compose, ``a_n * (a_c * value + d_c) + d_n`` with
+``a = max(1 + w, 0)`` (``a_c`` is never negative), so a network whose outputs
+are 0 plays as the column player does, bit for bit.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import weakref
 
 import numpy as np
 
+from robo_players.column_exact import ExactColumns
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.neural.features import score_scale
 from robo_players.neural.player import Forward, network_outputs
@@ -37,8 +45,9 @@ class SearchGuidedPlayer(ExpectimaxPlayer):
 
     def __init__(self, forward: Forward, cell_values: np.ndarray, layout: Layout,
                  name: str = "neural-guided", expected: np.ndarray | None = None,
-                 bonus_levels: np.ndarray | None = None) -> None:
+                 bonus_levels: np.ndarray | None = None, exact: tuple[str, ...] = ()) -> None:
         super().__init__(layout, expected, bonus_levels)
+        self.exact = ExactColumns(layout, self.tables, exact) if exact else None
         self.forward = forward
         self.cell_values = np.atleast_2d(np.asarray(cell_values, dtype=np.float32))
         self.scale = score_scale(layout)
@@ -47,12 +56,20 @@ class SearchGuidedPlayer(ExpectimaxPlayer):
 
     def corrections(self, batch: GameBatch, games: np.ndarray) -> tuple:
         """The network's corrections of the cells of ``games``, as ``ExpectimaxPlayer.search`` takes
-        them: float32 outputs ``[d / scale | w]`` per cell, the row of each game's outputs, and the scale."""
+        them: float32 outputs ``[d / scale | w]`` per cell, the row of each game's outputs, and the scale;
+        with ``exact`` columns, float64 corrections composed with theirs, one row per game, scale 1."""
         if len(self.cell_values) > 1:
             out, rows = self._population_outputs(batch, games)
         else:
             out, rows = network_outputs(self.forward, batch, games, self.cell_values, False)
-        return np.ascontiguousarray(out, dtype=np.float32), np.asarray(rows, dtype=np.int64), self.scale
+        if self.exact is None:
+            return np.ascontiguousarray(out, dtype=np.float32), np.asarray(rows, dtype=np.int64), self.scale
+        column = self.exact.corrections(batch, games).reshape(len(games), 2, -1)
+        net = np.asarray(out[rows], dtype=np.float64).reshape(len(games), 2, -1)
+        w_net = np.maximum(net[:, 1], -1.0)  # written so that outputs of 0 leave the column's exactly
+        w = column[:, 1] + w_net * (1.0 + column[:, 1])
+        d = column[:, 0] + w_net * column[:, 0] + net[:, 0] * self.scale
+        return np.concatenate([d, w], axis=1), np.arange(len(games), dtype=np.int64), 1.0
 
     def _population_outputs(self, batch: GameBatch, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """A population's outputs for the whole batch, computed again only when a game of ``games``

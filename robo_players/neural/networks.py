@@ -21,6 +21,7 @@ import torch
 from torch import nn
 
 from robo_players.cell_values import BONUS_MODELS
+from robo_players.column_exact import EXACT_KINDS
 from robo_players.neural.features import dice_size, table_size
 from yamb.dice import FACES
 from yamb.errors import YambError
@@ -36,8 +37,10 @@ DIRECT_OUTPUT_SCALE = 0.1  # initial output weights are this small: play starts 
 class NetSpec:
     """Everything needed to rebuild a network: its kind, its table, its hidden layer sizes and,
     for a ``guided`` network, the ``played`` blend of the row expectations it searches with
-    (``robo_players.row_means``; 0 for files written before it existed) and how it reckons the
-    chance of the numbers bonus, ``normal`` or ``exact`` (``normal`` for older files)."""
+    (``robo_players.row_means``; 0 for files written before it existed), how it reckons the
+    chance of the numbers bonus, ``normal`` or ``exact`` (``normal`` for older files), and the
+    column kinds whose cells it values by their exact single-column change before its own
+    correction (``robo_players.column_exact``; none for older files)."""
 
     kind: str
     preset: str
@@ -47,6 +50,7 @@ class NetSpec:
     hidden: tuple[int, ...] = DEFAULT_HIDDEN
     played: float = 0.0
     bonus: str = "normal"
+    exact: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -57,13 +61,16 @@ class NetSpec:
             raise YambError(f"played must lie between 0 and 1, not {self.played}")
         if self.bonus not in BONUS_MODELS:
             raise YambError(f"bonus must be one of {', '.join(BONUS_MODELS)}, not {self.bonus!r}")
+        if self.exact and self.kind != "guided" or not set(self.exact) <= set(EXACT_KINDS):
+            raise YambError(f"exact lists column kinds of a guided network among {', '.join(EXACT_KINDS)}, "
+                            f"not {list(self.exact)}")
 
     @classmethod
     def for_layout(cls, kind: str, lay: Layout, hidden: tuple[int, ...] = DEFAULT_HIDDEN,
-                   played: float = 0.0, bonus: str = "normal") -> NetSpec:
+                   played: float = 0.0, bonus: str = "normal", exact: tuple[str, ...] = ()) -> NetSpec:
         r = lay.rules
         return cls(kind, r.name, tuple(lay.columns), r.n_dice, r.joker, tuple(int(h) for h in hidden),
-                   float(played), bonus)
+                   float(played), bonus, tuple(exact))
 
     @classmethod
     def from_dict(cls, data: dict) -> NetSpec:
@@ -71,11 +78,15 @@ class NetSpec:
             kind=data["kind"], preset=data["preset"], columns=tuple(data["columns"]),
             dice=int(data["dice"]), joker=data["joker"], hidden=tuple(int(h) for h in data["hidden"]),
             played=float(data.get("played", 0.0)), bonus=str(data.get("bonus", "normal")),
+            exact=tuple(str(k) for k in data.get("exact", ())),
         )
 
     def to_dict(self) -> dict:
+        """The spec as plain data (``exact`` only when set: older files' specs stay as they were)."""
         out = asdict(self)
-        out.update(columns=list(self.columns), hidden=list(self.hidden))
+        out.update(columns=list(self.columns), hidden=list(self.hidden), exact=list(self.exact))
+        if not self.exact:
+            del out["exact"]
         return out
 
     def layout(self) -> Layout:

@@ -8,7 +8,7 @@ import json
 from yamb.cli import options
 from yamb.cli.options import add_table_arguments, arg
 
-HELP = "solve a one-column table exactly (yatzy, yahtzee; or one down/up column) and print its optimum"
+HELP = "solve a one-column table exactly (yatzy, yahtzee; or one down/up/free/announce column) and print its optimum"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,11 +25,14 @@ def run(args: argparse.Namespace) -> int:
     from expected_scores.solve import cache_path, solve, table_kind
     from robo_players.simulate import simulate, summary
     from yamb.cli.options import rules_from
+    from yamb.errors import YambError
     from yamb.layout import layout
 
     columns = None if args.columns is None else [c.strip() for c in args.columns.split(",") if c.strip()]
     rules = rules_from(args)
     kind = table_kind(rules, columns)
+    if kind == "announce" and args.games:
+        raise YambError("--games: an announce column's optimal play on the engine is not built; leave out --games")
     solution = solve(args.preset, columns, args.joker, args.dice, use_cache=args.cached)
     result = {
         "preset": rules.name, "dice": rules.n_dice, "columns": [kind], "joker": rules.joker,
