@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import warnings
 from pathlib import Path
 
@@ -122,6 +123,9 @@ def solve(
     path, digest = cache_path(rules, kind), _digest(rules, kind)
     if use_cache and (cached := _load(rules, kind, path, digest)) is not None:
         return cached
+    if kind not in ORDERED_KINDS:  # seconds (Yatzy) to minutes (a yamb or jamb6 column): say why play waits
+        print(f"solving one {kind} column of {rules.name} ({rules.n_dice} dice) exactly, once; cached in {path}",
+              file=sys.stderr, flush=True)
     if kind in ORDERED_KINDS:
         solution = solve_column(rules, kind)
     elif kind == "announce":
