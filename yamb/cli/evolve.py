@@ -31,7 +31,7 @@ OVERRIDES = (  # (flag, setting, type, help)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--preset", default="quick", help="run preset: quick (default, minutes) or full")
+    parser.add_argument("--preset", default="quick", help="run preset: quick (default, minutes), direct (the network alone), direct-imitation (with --init FILE) or full (hours)")
     parser.add_argument("--config", metavar="FILE", type=arg(options.input_file), help="TOML file of settings (over the preset)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--out", metavar="DIR", type=arg(options.output_dir), help="run directory (default runs/<preset>-<date>-<time>)")
