@@ -75,3 +75,13 @@ def test_simulate_json_is_reproducible_whatever_the_batch_size() -> None:
     assert runs[0]["mean"] == runs[1]["mean"]
     assert runs[0]["std"] == runs[1]["std"]
     assert runs[0]["sem"] == pytest.approx(runs[0]["std"] / 300**0.5)
+
+
+def test_evolve_help_names_every_preset(capsys: pytest.CaptureFixture[str]) -> None:
+    from evolution.config import PRESETS
+    from yamb.cli import main
+
+    assert main(["evolve", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for name in PRESETS:
+        assert f"{name} (" in text, name
