@@ -142,6 +142,7 @@ def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_secon
     frame = pd.DataFrame(list(state.logbook), columns=state.logbook.header)
     write_atomically(run_dir / FITNESS_PLOT, lambda tmp: plot_fitness(frame, tmp))
     write_atomically(run_dir / SCORES_PLOT, lambda tmp: plot_scores(best_scores, check.expectimax, tmp))
+    # "cma_mean": the candidate is the strategy's mean (cma, sep-cma or es); the key keeps its first name
     result = {
         "config": asdict(c),
         "player": c.player, "table": state.spec.table_name(), "weights": int(best.size),

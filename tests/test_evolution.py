@@ -80,8 +80,10 @@ def test_the_hall_of_fame_ranks_by_advantage_over_expectimax_on_the_same_dice(tm
     assert logbook["expectimax"].nunique() == 3  # new dice every generation
 
 
-def test_the_cma_mean_is_checked_with_the_hall_of_fame_on_the_same_fresh_dice(tmp_path: Path) -> None:
-    result = evolve(start(tiny(algorithm="cma", game="yatzy", hidden="2"), tmp_path), tmp_path)
+@pytest.mark.parametrize("algorithm", ["cma", "sep-cma", "es"])
+def test_the_strategy_mean_is_checked_with_the_hall_of_fame_on_the_same_fresh_dice(tmp_path: Path,
+                                                                                   algorithm: str) -> None:
+    result = evolve(start(tiny(algorithm=algorithm, game="yatzy", hidden="2"), tmp_path), tmp_path)
     state = load_checkpoint(tmp_path)
     checked = result["candidates"]
     assert len(checked) == len(state.hall_of_fame) + 1
