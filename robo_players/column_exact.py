@@ -35,7 +35,8 @@ from expected_scores.ordered_column import ORDERED_KINDS, row_order
 from expected_scores.solve import Solution, solve
 from expected_scores.tables import load_distribution
 from robo_players.cell_values import LEVELS, column_values
-from robo_players.row_means import DEFAULT_PLAYED, search_player
+from robo_players.expectimax import ExpectimaxPlayer
+from robo_players.row_means import DEFAULT_PLAYED, search_values
 from yamb.engine import GameBatch, threads_for
 from yamb.layout import Layout
 from yamb.rules import N_NUMBER_ROWS, Rules
@@ -195,7 +196,7 @@ class ExactColumns:
         return adjust
 
 
-class ColumnExactPlayer:
+class ColumnExactPlayer(ExpectimaxPlayer):
     """Expectimax with the cells of some column kinds valued by the exact change of the column's value."""
 
     name = "expectimax-column"
@@ -204,15 +205,18 @@ class ColumnExactPlayer:
                  kinds: tuple[str, ...] = ("free",)) -> None:
         """``played``: the other columns' cells valued as ``expectimax-played`` at this blend (0:
         expectimax); ``kinds`` and ``solutions`` as ``ExactColumns`` takes them."""
-        self.search = search_player(layout, played, "normal")
-        self.exact = ExactColumns(layout, self.search.tables, kinds, solutions)
+        super().__init__(layout, *search_values(layout, played, "normal"))
+        self.exact = ExactColumns(layout, self.tables, kinds, solutions)
+
+    def corrections(self, batch: GameBatch, games: np.ndarray) -> tuple:
+        """The exact columns' corrections of the cells of ``games``, as ``search`` takes them."""
+        adjust = self.exact.corrections(batch, games)
+        return adjust.reshape(len(games), -1), np.arange(len(games), dtype=np.int64), 1.0
 
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         games = np.asarray(games, dtype=np.int64)
         with threads_for(len(games)):
-            adjust = self.exact.corrections(batch, games)
-            rows = np.arange(len(games), dtype=np.int64)
-            return self.search.search(batch, games, (adjust.reshape(len(games), -1), rows, 1.0))
+            return self.search(batch, games, self.corrections(batch, games))
 
 
 def column_played(layout: Layout) -> ColumnExactPlayer:

@@ -36,6 +36,8 @@ slope through its two scores, which is exact).
 
 For a search-guided network ``V`` is the network-corrected value; the
 corrections of the next tables come from one batched forward pass over them.
+Players over exact column values (``expectimax-column(s)``, networks with
+``exact`` columns) correct the next tables' cells by their exact columns too.
 """
 
 from __future__ import annotations
@@ -49,8 +51,8 @@ from numba import get_num_threads, njit, prange
 from expected_scores.lanes import plan_lanes
 from robo_players.base import Player
 from robo_players.cell_values import LEVELS, column_values
+from robo_players.column_exact import ColumnExactPlayer
 from robo_players.expectimax import NO_AFTER, ExpectimaxPlayer, _correct, _fill_value
-from robo_players.neural.features import encode
 from robo_players.neural.guided import SearchGuidedPlayer
 from yamb import kernels
 from yamb.engine import GameBatch, threads_for
@@ -61,6 +63,7 @@ from yamb.rules import N_NUMBER_ROWS, Rules
 BLOCK = 64  # next tables planned together, one per lane
 CHUNKS_PER_THREAD = 4
 SUFFIX = "+lookahead"  # a player name with it: that player with the look-ahead
+SEARCH_PLAYERS = (ExpectimaxPlayer, SearchGuidedPlayer, ColumnExactPlayer)  # those with corrections to look ahead with
 GAMES_AT_ONCE = 256  # games whose next tables are built together (memory: the look-ahead of 3 turns)
 
 
@@ -387,10 +390,10 @@ class LookaheadPlayer:
 
     def __init__(self, base: ExpectimaxPlayer, layout: Layout, turns: int = 2) -> None:
         """``turns``: the turns planned, this one included (2: this turn and the next)."""
-        if not isinstance(base, ExpectimaxPlayer) or type(base) not in (ExpectimaxPlayer, SearchGuidedPlayer):
+        if type(base) not in SEARCH_PLAYERS:
             raise YambError(f"{getattr(base, 'name', base)!r} has no turn search to look ahead with; "
                             f"look-ahead works with expectimax, expectimax-played, expectimax-exact, "
-                            f"best and guided weight files")
+                            f"expectimax-column(s)(-played), best and guided weight files")
         if isinstance(base, SearchGuidedPlayer) and len(base.cell_values) != 1:
             raise YambError("look-ahead plays one network, not a population")
         if turns < 2:
@@ -410,14 +413,13 @@ class LookaheadPlayer:
         return self._after[batch]
 
     def _network(self, filled: np.ndarray, cells: np.ndarray) -> tuple:
-        """The base's corrections of the next tables as ``_correct`` reads them (none for expectimax)."""
+        """The base's corrections of the next tables as ``_correct`` reads them (none for expectimax):
+        its network's and its exact columns', computed as for the tables in play."""
         base = self.base
-        if not isinstance(base, SearchGuidedPlayer):
+        if type(base) is ExpectimaxPlayer:
             return np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int64), 1.0
         tables = NextTables(self.layout, self.layout.rules, filled, cells)
-        x = encode(tables, None, base.cell_values, False)  # type: ignore[arg-type]
-        out = np.ascontiguousarray(base.forward(x[None])[0], dtype=np.float32)
-        return out, np.arange(len(filled), dtype=np.int64), base.scale
+        return base.corrections(tables, np.arange(len(filled), dtype=np.int64))  # type: ignore[arg-type]
 
     def _ahead(self, games: np.ndarray, filled: np.ndarray, cells: np.ndarray, player: np.ndarray,
                consts: tuple, turns: int) -> np.ndarray:
@@ -473,7 +475,7 @@ class LookaheadPlayer:
                 after[stale] = self.next_values(batch, stale)
                 turn[stale] = batch.turn[stale]
             base = self.base
-            if isinstance(base, SearchGuidedPlayer):
+            if type(base) is not ExpectimaxPlayer:
                 outputs, rows, scale = base.corrections(batch, games)
             else:
                 outputs = np.zeros((len(games), 2 * self.layout.n_cells), dtype=np.float32)
