@@ -84,7 +84,7 @@ def play(
     """
     chunks = [idx for idx in np.array_split(np.arange(len(genomes)), state.config.workers) if len(idx)]
     tasks = [Task(state.spec, genomes[idx].astype(np.float32), cell_values[idx].astype(np.float32),
-                  games, seed) for idx in chunks]
+                  games, seed, state.config.lookahead) for idx in chunks]
     outcomes = list(toolbox.map(toolbox.play, tasks))
     scores = np.concatenate([o.scores for o in outcomes])
     return scores, sum(o.cell_sums for o in outcomes) / scores.size
@@ -97,7 +97,7 @@ def warm_up(state: RunState, toolbox: base.Toolbox) -> float:
     started = time.perf_counter()
     genome = np.zeros((1, genome_size(state.spec.build())), dtype=np.float32)
     cell_values = np.asarray(state.cell_values, dtype=np.float32)[None]
-    tasks = [Task(state.spec, genome, cell_values, 1, 0)] * state.config.workers
+    tasks = [Task(state.spec, genome, cell_values, 1, 0, state.config.lookahead)] * state.config.workers
     list(toolbox.map(toolbox.play, tasks))
     reference_scores(state.spec, 1, 0)
     return time.perf_counter() - started

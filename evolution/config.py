@@ -28,6 +28,7 @@ MAX_HIDDEN = 4096  # units of a hidden layer
 MAX_LAYERS = 8  # hidden layers
 MAX_POPULATION_WEIGHTS = 200_000_000  # population x weights per network, held in memory as float64
 MAX_GAMES_PER_BATCH = 10_000_000  # population x games, and final_games x candidates: the games played at once
+MAX_LOOKAHEAD = 3  # turns planned at play time in evolution (each more costs about ten times the games' time)
 LIMITS = {"generations": 1_000_000, "hall_of_fame": 1_000, "tournament": 1_000, "workers": 1_024, "threads": 1_024}
 
 
@@ -52,6 +53,7 @@ class EvolveConfig:
     played: float = 0.0  # guided: blend of any-order columns' row expectations with play (robo_players.row_means)
     bonus: str = "normal"  # guided: the numbers bonus's chance from a normal approximation, or "exact"
     exact: list[str] = field(default_factory=list)  # guided: column kinds valued by exact single-column values
+    lookahead: int = 1  # guided: turns planned at play time (1: one; 2, 3: robo_players.lookahead), in evolution too
     init: str = ""  # start from this weights file's genome and cell values ("best": the shipped bot); "" fresh
     # the algorithm
     algorithm: str = "ga"
@@ -123,6 +125,8 @@ class EvolveConfig:
             (self.bonus in BONUS_MODELS, f"bonus must be one of {', '.join(BONUS_MODELS)}, not {self.bonus!r}"),
             (self.bonus == "normal" or self.player == "guided", "bonus applies to the guided player only"),
             (not self.exact or self.player == "guided", "exact applies to the guided player only"),
+            (1 <= self.lookahead <= MAX_LOOKAHEAD, f"lookahead must be from 1 to {MAX_LOOKAHEAD} turns"),
+            (self.lookahead == 1 or self.player == "guided", "lookahead applies to the guided player only"),
             (set(self.exact) <= set(EXACT_KINDS), f"exact lists column kinds among {', '.join(EXACT_KINDS)}, "
                                                   f"not {self.exact}"),
         ]

@@ -489,14 +489,22 @@ class LookaheadPlayer:
 
     def next_values(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         """(n, C, R, LEVELS): what each ending of ``games``' current turns gains from the turns
-        looked ahead (see ``_ahead``), ``GAMES_AT_ONCE`` games at a time."""
+        looked ahead (see ``_ahead``), ``GAMES_AT_ONCE`` games at a time; a population's member by
+        member, so that a member's chunks do not depend on the others."""
         games = np.asarray(games, dtype=np.int64)
-        members = None if self.members == 1 else games // (batch.n_games // self.members)
-        parts = [self._ahead(games[i:i + GAMES_AT_ONCE], batch.filled, batch.cells, batch.player, batch._consts,
-                             self.turns - 1, None if members is None else members[i:i + GAMES_AT_ONCE])
-                 for i in range(0, len(games), GAMES_AT_ONCE)]
         lay = self.layout
-        return np.concatenate(parts) if parts else np.zeros((0, lay.n_columns, lay.n_rows, LEVELS))
+        out = np.zeros((len(games), lay.n_columns, lay.n_rows, LEVELS))
+        groups: list[tuple[np.ndarray, int | None]] = [(np.arange(len(games)), None)]
+        if self.members > 1:
+            members = games // (batch.n_games // self.members)
+            groups = [(np.flatnonzero(members == m), int(m)) for m in np.unique(members)]
+        for index, member in groups:
+            for i in range(0, len(index), GAMES_AT_ONCE):
+                chunk = index[i:i + GAMES_AT_ONCE]
+                who = None if member is None else np.full(len(chunk), member, dtype=np.int64)
+                out[chunk] = self._ahead(games[chunk], batch.filled, batch.cells, batch.player, batch._consts,
+                                         self.turns - 1, who)
+        return out
 
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         games = np.asarray(games, dtype=np.int64)

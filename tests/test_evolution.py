@@ -123,6 +123,29 @@ def test_the_population_scores_do_not_depend_on_the_workers_split() -> None:
     assert one.shape == (6, 4) and len({tuple(row) for row in one}) > 1
 
 
+def test_with_look_ahead_a_member_plays_as_alone_whatever_the_split(tmp_path: Path) -> None:
+    """Evolution with ``lookahead`` 2: every member of a population scores what it scores in a task of
+    its own, and what the run's best player scores with ``+lookahead`` outside evolution."""
+    config = tiny(player="guided", game="yatzy", lookahead=2, population=4, games=12, hidden="4", bonus="exact",
+                  played=0.6, generations=1, final_games=12)
+    state = new_state(config)
+    rng = np.random.default_rng(3)
+    genomes = (np.asarray(state.population) + rng.standard_normal((4, len(state.population[0]))) * 0.3)
+    values = np.tile(state.cell_values, (4, 1))
+    whole, _ = play(make_toolbox(state), state, genomes, values, 12, seed=5)
+    state.config = with_settings(state.config, {"workers": 4})
+    alone, _ = play(make_toolbox(state), state, genomes, values, 12, seed=5)
+    assert np.array_equal(whole, alone)
+    state.config = with_settings(state.config, {"lookahead": 1, "workers": 1})
+    one_turn, _ = play(make_toolbox(state), state, genomes, values, 12, seed=5)
+    assert not np.array_equal(whole, one_turn)  # the look-ahead did play
+
+    run = tmp_path / "ahead"
+    result = evolve(start(config, run), run)
+    assert result["verdict"]["start_player"] == "expectimax-exact+lookahead"
+    assert f"{run / 'best.pt'}+lookahead --preset yatzy" in result["verdict"]["play"]
+
+
 def test_individuals_share_their_dice_and_generations_do_not() -> None:
     state = new_state(tiny(population=2))
     same = np.tile(np.asarray(state.population[:1]), (2, 1))
@@ -145,6 +168,8 @@ def test_individuals_share_their_dice_and_generations_do_not() -> None:
         ({"algorithm": "es", "es_learning_rate": 1.5}, "es_learning_rate in \\(0, 1\\]"),
         ({"algorithm": "es", "es_weight_decay": -0.1}, "es_weight_decay >= 0"),
         ({"game": "poker"}, "unknown preset 'poker'"),
+        ({"player": "guided", "lookahead": 4}, "lookahead must be from 1 to 3 turns"),
+        ({"lookahead": 2}, "lookahead applies to the guided player only"),
     ],
 )
 def test_bad_settings_are_refused(settings: dict, message: str) -> None:
