@@ -1,4 +1,4 @@
-"""The two evolutionary loops, one generation at a time, in the manner of DEAP's ``eaSimple``.
+"""The evolutionary loops, one generation at a time, in the manner of DEAP's ``eaSimple``.
 
 GA, one generation::
 
@@ -8,11 +8,17 @@ GA, one generation::
     offspring = varAnd(select(population, n - elite), toolbox, cxpb, mutpb)
     population = elite + offspring                      # every fitness invalid
 
-CMA-ES, one generation::
+CMA-ES, separable CMA-ES and the OpenAI ES, one generation (ask/tell)::
 
-    population = toolbox.generate()                     # cma.Strategy.generate
+    population = toolbox.generate()                     # strategy.generate
     play the population; hall of fame; logbook
-    toolbox.update(population)                          # cma.Strategy.update
+    toolbox.update(population)                          # strategy.update
+
+The strategies: ``cma`` is DEAP's ``cma.Strategy`` (full covariance, at most
+``CMA_MAX_WEIGHTS`` weights); ``sep-cma`` is separable CMA-ES
+(``evolution.sep_cma``: a diagonal covariance) and ``es`` the OpenAI
+evolution strategy (``evolution.openai_es``: mirrored noise, centered ranks,
+Adam on the mean), both linear in the number of weights.
 
 Every generation rolls new dice, so every individual, elite included, is
 played again; all play the same dice (common random numbers), and so does
@@ -48,7 +54,7 @@ def make_toolbox(state: RunState, map_function: Map = map) -> base.Toolbox:
     toolbox = base.Toolbox()
     toolbox.register("map", map_function)
     toolbox.register("play", play_task)
-    if c.algorithm == "cma":
+    if state.strategy is not None:
         toolbox.register("generate", state.strategy.generate, Individual)
         toolbox.register("update", state.strategy.update)
         return toolbox
@@ -78,7 +84,7 @@ def play(
     """
     chunks = [idx for idx in np.array_split(np.arange(len(genomes)), state.config.workers) if len(idx)]
     tasks = [Task(state.spec, genomes[idx].astype(np.float32), cell_values[idx].astype(np.float32),
-                  games, seed) for idx in chunks]
+                  games, seed, state.config.lookahead) for idx in chunks]
     outcomes = list(toolbox.map(toolbox.play, tasks))
     scores = np.concatenate([o.scores for o in outcomes])
     return scores, sum(o.cell_sums for o in outcomes) / scores.size
@@ -91,7 +97,7 @@ def warm_up(state: RunState, toolbox: base.Toolbox) -> float:
     started = time.perf_counter()
     genome = np.zeros((1, genome_size(state.spec.build())), dtype=np.float32)
     cell_values = np.asarray(state.cell_values, dtype=np.float32)[None]
-    tasks = [Task(state.spec, genome, cell_values, 1, 0)] * state.config.workers
+    tasks = [Task(state.spec, genome, cell_values, 1, 0, state.config.lookahead)] * state.config.workers
     list(toolbox.map(toolbox.play, tasks))
     reference_scores(state.spec, 1, 0)
     return time.perf_counter() - started
@@ -141,8 +147,8 @@ def ga_generation(state: RunState, toolbox: base.Toolbox) -> dict:
     return entry
 
 
-def cma_generation(state: RunState, toolbox: base.Toolbox) -> dict:
-    """One generation of CMA-ES: sample, play, update the strategy."""
+def strategy_generation(state: RunState, toolbox: base.Toolbox) -> dict:
+    """One generation of an ask/tell strategy (CMA-ES, sep-CMA-ES, OpenAI ES): sample, play, update it."""
     started = time.perf_counter()
     population = toolbox.generate()
     reference = evaluate(toolbox, state, population)
@@ -152,4 +158,5 @@ def cma_generation(state: RunState, toolbox: base.Toolbox) -> dict:
     return entry
 
 
-GENERATIONS = {"ga": ga_generation, "cma": cma_generation}
+GENERATIONS = {"ga": ga_generation, "cma": strategy_generation, "sep-cma": strategy_generation,
+               "es": strategy_generation}

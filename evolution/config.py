@@ -20,14 +20,15 @@ from robo_players.neural.networks import KINDS
 from yamb.checks import MAX_SEED
 from yamb.errors import YambError
 
-ALGORITHMS = ("ga", "cma")
+ALGORITHMS = ("ga", "cma", "sep-cma", "es")  # GA, CMA-ES, separable CMA-ES, the OpenAI evolution strategy
 BACKENDS = ("processes", "ray")  # where the games are played (evolution/backends.py)
 CROSSOVERS = ("blend", "sbx")
-CMA_MAX_WEIGHTS = 2000  # CMA-ES keeps a full covariance matrix: n^2 memory, n^3 time per generation
+CMA_MAX_WEIGHTS = 2000  # CMA-ES (cma only) keeps a full covariance matrix: n^2 memory, n^3 time per generation
 MAX_HIDDEN = 4096  # units of a hidden layer
 MAX_LAYERS = 8  # hidden layers
 MAX_POPULATION_WEIGHTS = 200_000_000  # population x weights per network, held in memory as float64
 MAX_GAMES_PER_BATCH = 10_000_000  # population x games, and final_games x candidates: the games played at once
+MAX_LOOKAHEAD = 3  # turns planned at play time in evolution (each more costs about ten times the games' time)
 LIMITS = {"generations": 1_000_000, "hall_of_fame": 1_000, "tournament": 1_000, "workers": 1_024, "threads": 1_024}
 
 
@@ -52,6 +53,7 @@ class EvolveConfig:
     played: float = 0.0  # guided: blend of any-order columns' row expectations with play (robo_players.row_means)
     bonus: str = "normal"  # guided: the numbers bonus's chance from a normal approximation, or "exact"
     exact: list[str] = field(default_factory=list)  # guided: column kinds valued by exact single-column values
+    lookahead: int = 1  # guided: turns planned at play time (1: one; 2, 3: robo_players.lookahead), in evolution too
     init: str = ""  # start from this weights file's genome and cell values ("best": the shipped bot); "" fresh
     # the algorithm
     algorithm: str = "ga"
@@ -68,8 +70,12 @@ class EvolveConfig:
     mutation_sigma: float = 0.03
     mutation_indpb: float = 0.1
     elite: int = 2
-    # CMA-ES
+    # CMA-ES and separable CMA-ES (sep-cma): the initial step size
     cma_sigma: float = 0.05
+    # the OpenAI evolution strategy (es): fixed noise, Adam's learning rate on the mean, weight decay
+    es_sigma: float = 0.02
+    es_learning_rate: float = 0.01
+    es_weight_decay: float = 0.0
     # the hall of fame and the final check of the best player
     hall_of_fame: int = 5
     final_games: int = 2000
@@ -95,6 +101,10 @@ class EvolveConfig:
             (self.algorithm in ALGORITHMS, f"algorithm must be one of {', '.join(ALGORITHMS)}, not {self.algorithm!r}"),
             (self.crossover in CROSSOVERS, f"crossover must be one of {', '.join(CROSSOVERS)}, not {self.crossover!r}"),
             (self.population >= 2, "population must be at least 2"),
+            (self.algorithm != "es" or self.population % 2 == 0,
+             f"population must be even for algorithm es (mirrored pairs), not {self.population}"),
+            (self.es_sigma > 0 and 0 < self.es_learning_rate <= 1 and self.es_weight_decay >= 0,
+             "es_sigma must be > 0, es_learning_rate in (0, 1] and es_weight_decay >= 0"),
             (self.generations >= 1, "generations must be at least 1"),
             (self.games >= 1 and self.final_games >= 1, "games and final_games must be at least 1"),
             (self.tournament >= 1, "tournament must be at least 1"),
@@ -115,6 +125,8 @@ class EvolveConfig:
             (self.bonus in BONUS_MODELS, f"bonus must be one of {', '.join(BONUS_MODELS)}, not {self.bonus!r}"),
             (self.bonus == "normal" or self.player == "guided", "bonus applies to the guided player only"),
             (not self.exact or self.player == "guided", "exact applies to the guided player only"),
+            (1 <= self.lookahead <= MAX_LOOKAHEAD, f"lookahead must be from 1 to {MAX_LOOKAHEAD} turns"),
+            (self.lookahead == 1 or self.player == "guided", "lookahead applies to the guided player only"),
             (set(self.exact) <= set(EXACT_KINDS), f"exact lists column kinds among {', '.join(EXACT_KINDS)}, "
                                                   f"not {self.exact}"),
         ]

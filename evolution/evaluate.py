@@ -16,6 +16,7 @@ import numpy as np
 
 from robo_players.base import play, play_by_turns
 from robo_players.expectimax import ExpectimaxPlayer
+from robo_players.lookahead import LookaheadPlayer
 from robo_players.neural.build import population_player
 from robo_players.neural.guided import SearchGuidedPlayer
 from robo_players.neural.networks import NetSpec
@@ -34,13 +35,15 @@ def dice_seed(seed: int, purpose: int, index: int) -> int:
 
 @dataclass(frozen=True)
 class Task:
-    """Members of a population to play: genomes (p, D), cell values (p, CR), each on ``games`` games."""
+    """Members of a population to play: genomes (p, D), cell values (p, CR), each on ``games`` games,
+    planning ``turns`` turns at a time (2 or more: ``robo_players.lookahead``)."""
 
     spec: NetSpec
     genomes: np.ndarray
     cell_values: np.ndarray
     games: int
     seed: int
+    turns: int = 1
 
 
 @dataclass(frozen=True)
@@ -59,8 +62,11 @@ def play_task(task: Task) -> Outcome:
                       streams=np.tile(np.arange(task.games, dtype=np.uint64), members))
     player = population_player(task.spec, task.genomes, task.cell_values)
     # several networks see the whole batch at every step, so the games' steps may come in any order:
-    # turn by turn, the search-guided networks run once a turn (``SearchGuidedPlayer``)
-    by_turns = members > 1 and isinstance(player, SearchGuidedPlayer)
+    # turn by turn, the search-guided networks run once a turn (``SearchGuidedPlayer``), and a
+    # look-ahead's next tables are those of the turn's start, however many members a task holds
+    by_turns = members > 1 and isinstance(player, SearchGuidedPlayer) or task.turns > 1
+    if task.turns > 1:
+        player = LookaheadPlayer(player, layout, task.turns)
     try:
         scores = (play_by_turns(batch, player, check=False) if by_turns else play(batch, [player], check=False))[:, 0]
     except IllegalMoveError as error:  # networks play unchecked: a NaN or infinite output chooses no action

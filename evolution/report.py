@@ -3,7 +3,8 @@
 No individual is called best on the dice it was selected with: every
 candidate plays ``final_games`` new games (the same dice for all, and for the
 ``expectimax`` reference), and the best mean wins. The candidates are the
-hall-of-fame members and, for CMA-ES, the strategy's mean: it is never played
+hall-of-fame members and, for the strategies (``cma``, ``sep-cma``, ``es``), the
+strategy's mean: it is never played
 during the run, but it averages out the luck that put the hall-of-fame
 members there, and after a long run it is often the strongest.
 """
@@ -49,7 +50,7 @@ class FinalCheck:
 
 
 def candidates(state: RunState) -> list[Individual]:
-    """The hall of fame, then for CMA-ES the strategy's mean with the latest cell values (no fitness)."""
+    """The hall of fame, then for a strategy (cma, sep-cma, es) its mean with the latest cell values (no fitness)."""
     members = list(state.hall_of_fame)
     if state.strategy is not None:
         mean = Individual(state.strategy.centroid)
@@ -69,7 +70,7 @@ def final_check(state: RunState, toolbox: base.Toolbox) -> FinalCheck:
 
 
 def _selected(member: Individual) -> float | None:
-    """A candidate's advantage over expectimax on the dice it was selected with (None: the CMA-ES mean)."""
+    """A candidate's advantage over expectimax on the dice it was selected with (None: the strategy's mean)."""
     return member.fitness.values[0] if member.fitness.valid else None
 
 
@@ -141,6 +142,7 @@ def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_secon
     frame = pd.DataFrame(list(state.logbook), columns=state.logbook.header)
     write_atomically(run_dir / FITNESS_PLOT, lambda tmp: plot_fitness(frame, tmp))
     write_atomically(run_dir / SCORES_PLOT, lambda tmp: plot_scores(best_scores, check.expectimax, tmp))
+    # "cma_mean": the candidate is the strategy's mean (cma, sep-cma or es); the key keeps its first name
     result = {
         "config": asdict(c),
         "player": c.player, "table": state.spec.table_name(), "weights": int(best.size),

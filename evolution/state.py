@@ -1,10 +1,12 @@
 """Everything a run carries from one generation to the next, and its checkpoint file.
 
 The checkpoint is this state pickled (``RunState``): the config, the number of
-generations done, the population, the CMA-ES strategy, the hall of fame, the
-logbook, the cell values of the next generation and every random state (the
-run's numpy generator for variation, Python's ``random`` for DEAP's selection
-and ``numpy.random`` for ``cma.Strategy``). It is written atomically after
+generations done, the population, the strategy (CMA-ES, separable CMA-ES or
+the OpenAI ES), the hall of fame, the logbook, the cell values of the next
+generation and every random state (the run's numpy generator for variation,
+Python's ``random`` for DEAP's selection, ``numpy.random`` for
+``cma.Strategy``, and the numpy generator that ``sep-cma`` and ``es`` own,
+pickled inside them). It is written atomically after
 every generation, so ``--resume`` continues exactly where a run stopped.
 
 The file is one header line, ``yamb-checkpoint <version> sha256 <hex digest>``,
@@ -25,6 +27,8 @@ from deap import cma, tools
 
 from evolution.config import CMA_MAX_WEIGHTS, MAX_POPULATION_WEIGHTS, ConfigError, EvolveConfig
 from evolution.individual import Individual
+from evolution.openai_es import OpenAIES
+from evolution.sep_cma import SepCMAStrategy
 from robo_players.cell_values import cell_model
 from robo_players.neural.bots import BOTS_DIR, bot_name
 from robo_players.neural.files import WeightsFileError, load_weights, write_atomically
@@ -37,6 +41,9 @@ from yamb.rules import rules
 CHECKPOINT = "checkpoint.pkl"
 CHECKPOINT_VERSION = 2  # 2: a header line with the payload's SHA-256; logbook gen from 1
 CHECKPOINT_MAGIC = b"yamb-checkpoint"
+STRATEGY_STREAM = 1  # the strategies' own generators draw from SeedSequence([seed, STRATEGY_STREAM])
+
+Strategy = cma.Strategy | SepCMAStrategy | OpenAIES
 
 
 class CheckpointError(YambError):
@@ -49,7 +56,7 @@ class RunState:
     spec: NetSpec
     generation: int  # generations done
     population: list[Individual]  # GA: the next generation to play
-    strategy: cma.Strategy | None  # CMA-ES only
+    strategy: Strategy | None  # cma, sep-cma and es: ask/tell over the mean
     hall_of_fame: tools.HallOfFame
     logbook: tools.Logbook
     cell_values: np.ndarray  # (CR,) the value of open cells in the next generation
@@ -97,9 +104,9 @@ def _describe(spec: NetSpec) -> str:
 
 
 def new_state(config: EvolveConfig) -> RunState:
-    """Generation 0 of a run: initial genomes (or the CMA-ES strategy), empty logs, seeded random states.
+    """Generation 0 of a run: initial genomes (or the strategy), empty logs, seeded random states.
 
-    With ``config.init`` the run starts from that player: the CMA-ES mean is its
+    With ``config.init`` the run starts from that player: the strategy's mean is its
     genome, or the GA's population is it and mutants of it (``mutation_sigma``
     on every weight); the first generation plays with its cell values.
     """
@@ -109,7 +116,8 @@ def new_state(config: EvolveConfig) -> RunState:
     if config.algorithm == "cma" and genome_size(net) > CMA_MAX_WEIGHTS:
         raise ConfigError(
             f"CMA-ES keeps a full covariance matrix: {genome_size(net):,} weights is too many "
-            f"(at most {CMA_MAX_WEIGHTS:,}); use algorithm = \"ga\" or smaller hidden layers"
+            f"(at most {CMA_MAX_WEIGHTS:,}); use algorithm = \"sep-cma\" or \"es\" (linear in the weights), "
+            f"\"ga\", or smaller hidden layers"
         )
     if config.population * genome_size(net) > MAX_POPULATION_WEIGHTS:
         raise ConfigError(f"population x weights is {config.population * genome_size(net):,}, more than "
@@ -120,9 +128,9 @@ def new_state(config: EvolveConfig) -> RunState:
     start = starting_point(config, spec)
     cell_values = expected_cell_values(spec) if start is None else start[1]
     strategy, population = None, []
-    if config.algorithm == "cma":
+    if config.algorithm != "ga":
         centroid = net.initial_genome(rng).astype(np.float64) if start is None else start[0]
-        strategy = cma.Strategy(centroid=centroid, sigma=config.cma_sigma, lambda_=config.population)
+        strategy = new_strategy(config, centroid)
     elif start is None:
         population = [Individual(net.initial_genome(rng)) for _ in range(config.population)]
     else:
@@ -136,6 +144,17 @@ def new_state(config: EvolveConfig) -> RunState:
         hall_of_fame=tools.HallOfFame(config.hall_of_fame, similar=np.array_equal),
         logbook=logbook, cell_values=cell_values, rng=rng,
     )
+
+
+def new_strategy(config: EvolveConfig, centroid: np.ndarray) -> Strategy:
+    """The ask/tell strategy of ``config.algorithm`` (not ``ga``), its mean at ``centroid``."""
+    if config.algorithm == "cma":
+        return cma.Strategy(centroid=centroid, sigma=config.cma_sigma, lambda_=config.population)
+    rng = np.random.default_rng([config.seed, STRATEGY_STREAM])
+    if config.algorithm == "sep-cma":
+        return SepCMAStrategy(centroid, config.cma_sigma, config.population, rng)
+    return OpenAIES(centroid, config.es_sigma, config.population, config.es_learning_rate,
+                    config.es_weight_decay, rng)
 
 
 def save_checkpoint(state: RunState, run_dir: Path) -> None:

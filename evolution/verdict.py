@@ -18,10 +18,12 @@ import numpy as np
 from deap import base
 
 from evolution.algorithms import play
+from evolution.config import EvolveConfig
 from evolution.evaluate import FINAL, dice_seed, reference_scores
 from evolution.individual import Individual
 from evolution.state import RunState, expected_cell_values, starting_point
 from robo_players.compare import paired_difference
+from robo_players.lookahead import SUFFIX
 from robo_players.simulate import summary
 
 VERDICT_CHECK = 1  # index of the verdict's dice under the final-check purpose (the final check is 0)
@@ -40,8 +42,16 @@ def starting_genome(state: RunState) -> tuple[np.ndarray, np.ndarray]:
 
 
 def describe_start(state: RunState) -> str:
-    """A few words naming the player the run started from."""
-    c = state.config
+    """A few words naming the player the run started from (with its look-ahead)."""
+    return _start_player(state.config) + lookahead_suffix(state.config.lookahead)
+
+
+def lookahead_suffix(turns: int) -> str:
+    """What a player name takes to plan ``turns`` turns (``robo_players.lookahead``): none for one."""
+    return "" if turns == 1 else SUFFIX if turns == 2 else f"{SUFFIX}{turns}"
+
+
+def _start_player(c: EvolveConfig) -> str:
     if c.init:
         return f"the player of {c.init}"
     if c.player == "direct":
@@ -56,7 +66,7 @@ def describe_start(state: RunState) -> str:
 def play_command(state: RunState, run_dir: Path) -> str:
     """The ``yamb play`` command that seats the run's best player."""
     c = state.config
-    parts = ["yamb play --bot", str(Path(run_dir) / "best.pt")]
+    parts = ["yamb play --bot", str(Path(run_dir) / "best.pt") + lookahead_suffix(c.lookahead)]
     if c.game != "yamb":
         parts.append(f"--preset {c.game}")
     if c.dice:

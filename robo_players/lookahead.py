@@ -53,7 +53,10 @@ from robo_players.base import Player
 from robo_players.cell_values import LEVELS, column_values
 from robo_players.column_exact import ColumnExactPlayer
 from robo_players.expectimax import NO_AFTER, ExpectimaxPlayer, _correct, _fill_value
+from robo_players.neural.features import encode
 from robo_players.neural.guided import SearchGuidedPlayer
+from robo_players.neural.player import Forward, forward_rows
+from robo_players.neural.population import Population
 from yamb import kernels
 from yamb.engine import GameBatch, threads_for
 from yamb.errors import YambError
@@ -339,13 +342,16 @@ def _next_values(filled, cells, layers, consts, tables, adjust, n_chunks, out):
         _values_range(start, stop, filled, cells, layers, consts, tables, adjust, out)
 
 
-def _distinct(filled: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The first of each distinct table (filled (S, 1, C), cells (S, 1, C, R)) and, for each
-    table, the index of its own among those."""
+def _distinct(filled: np.ndarray, cells: np.ndarray, members: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The first of each distinct table (filled (S, 1, C), cells (S, 1, C, R)), of each member of
+    a population if ``members`` (S,) is given, and, for each table, the index of its own among those."""
     if not len(filled):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     n = len(filled)
-    keys = np.ascontiguousarray(np.hstack([filled.reshape(n, -1).view(np.uint8), cells.reshape(n, -1).view(np.uint8)]))
+    parts = [filled.reshape(n, -1).view(np.uint8), cells.reshape(n, -1).view(np.uint8)]
+    if members is not None:
+        parts.append(np.ascontiguousarray(members, dtype=np.int64).reshape(n, 1).view(np.uint8))
+    keys = np.ascontiguousarray(np.hstack(parts))
     rows = keys.view(np.dtype((np.void, keys.shape[1]))).ravel()
     _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
     order = np.argsort(first)  # in the order they came: a game's tables together
@@ -394,8 +400,9 @@ class LookaheadPlayer:
             raise YambError(f"{getattr(base, 'name', base)!r} has no turn search to look ahead with; "
                             f"look-ahead works with expectimax, expectimax-played, expectimax-exact, "
                             f"expectimax-column(s)(-played), best and guided weight files")
-        if isinstance(base, SearchGuidedPlayer) and len(base.cell_values) != 1:
-            raise YambError("look-ahead plays one network, not a population")
+        self.members = len(base.cell_values) if isinstance(base, SearchGuidedPlayer) else 1
+        if self.members > 1 and not isinstance(base.forward, Population):  # type: ignore[union-attr]
+            raise YambError("look-ahead plays a population of networks given as a Population only")
         if turns < 2:
             raise YambError(f"look-ahead plans 2 turns or more, not {turns}")
         self.base = base
@@ -403,6 +410,7 @@ class LookaheadPlayer:
         self.turns = turns
         self.name = f"{base.name}{SUFFIX}{turns if turns != 2 else ''}"
         self._after: weakref.WeakKeyDictionary[GameBatch, tuple] = weakref.WeakKeyDictionary()
+        self._networks: dict[int, Forward] = {}
 
     def _cache(self, batch: GameBatch) -> tuple[np.ndarray, np.ndarray]:
         """The next-turn values of ``batch``'s games (C, R, LEVELS each) and the turn they hold."""
@@ -412,35 +420,57 @@ class LookaheadPlayer:
                                   np.full(batch.n_games, -1, dtype=np.int64))
         return self._after[batch]
 
-    def _network(self, filled: np.ndarray, cells: np.ndarray) -> tuple:
+    def _network(self, filled: np.ndarray, cells: np.ndarray, members: np.ndarray | None) -> tuple:
         """The base's corrections of the next tables as ``_correct`` reads them (none for expectimax):
-        its network's and its exact columns', computed as for the tables in play."""
+        its network's and its exact columns', computed as for the tables in play; ``members``: the
+        population member whose game left each table (None: one network)."""
         base = self.base
         if type(base) is ExpectimaxPlayer:
             return np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int64), 1.0
         tables = NextTables(self.layout, self.layout.rules, filled, cells)
-        return base.corrections(tables, np.arange(len(filled), dtype=np.int64))  # type: ignore[arg-type]
+        games = np.arange(len(filled), dtype=np.int64)
+        if not isinstance(base, SearchGuidedPlayer):
+            return base.corrections(tables, games)  # type: ignore[arg-type]
+        members = np.zeros(len(filled), dtype=np.int64) if members is None else members
+        x = encode(tables, None, base.cell_values[members], False)  # type: ignore[arg-type]
+        out = np.empty((len(filled), 2 * self.layout.n_cells), dtype=np.float32)
+        for m in np.unique(members):  # each member's tables through its own network
+            rows = np.flatnonzero(members == m)
+            out[rows] = forward_rows(self._member(int(m)), x[rows])
+        return base.compose(tables, games, out, games)
+
+    def _member(self, m: int) -> Forward:
+        """The network of member ``m`` alone (the base's own for one network)."""
+        base = self.base
+        if self.members == 1:
+            return base.forward  # type: ignore[union-attr]
+        if m not in self._networks:
+            self._networks[m] = base.forward.member(m)  # type: ignore[union-attr]
+        return self._networks[m]
 
     def _ahead(self, games: np.ndarray, filled: np.ndarray, cells: np.ndarray, player: np.ndarray,
-               consts: tuple, turns: int) -> np.ndarray:
+               consts: tuple, turns: int, members: np.ndarray | None) -> np.ndarray:
         """(n, C, R, LEVELS): what each ending of ``games``' current turns gains from the next
         ``turns`` turns, as ``_correct`` adds it: by level of a number row, else as intercept (and
-        the Yahtzee row's slope)."""
+        the Yahtzee row's slope). ``members``: each game's population member (None: one network)."""
         tables = self.base.tables
         expected, level_score, params = tables[0], tables[4], tables[5]
         owner, cell, klass, layers, next_filled, next_cells = _next_tables(
             games, filled, cells, player, consts, expected, level_score, params)
-        # equal next tables (of games at the same point, or reached in either order) planned once
-        first, inverse = _distinct(next_filled, next_cells)
+        # equal next tables (of games at the same point, or reached in either order) planned once,
+        # for each member of a population
+        next_members = None if members is None else members[owner]
+        first, inverse = _distinct(next_filled, next_cells, next_members)
         values = np.zeros(len(first))
         layers, next_filled, next_cells = layers[first], next_filled[first], next_cells[first]
         if len(first):
-            adjust = (*self._network(next_filled, next_cells), NO_AFTER)
+            next_members = None if next_members is None else next_members[first]
+            adjust = (*self._network(next_filled, next_cells, next_members), NO_AFTER)
             if turns > 1:  # the next turn looks ahead too
                 n = len(first)
                 outputs = adjust[0] if len(adjust[0]) else np.zeros((n, 2 * self.layout.n_cells), dtype=np.float32)
                 later = self._ahead(np.arange(n), next_filled, next_cells, np.zeros(n, dtype=player.dtype),
-                                    consts, turns - 1)
+                                    consts, turns - 1, next_members)
                 adjust = (outputs, np.arange(n, dtype=np.int64), adjust[2], later)
             chunks = min(-(-len(first) // BLOCK), CHUNKS_PER_THREAD * get_num_threads())
             _next_values(next_filled, next_cells, layers, consts, tables, adjust, chunks, values)
@@ -459,12 +489,22 @@ class LookaheadPlayer:
 
     def next_values(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         """(n, C, R, LEVELS): what each ending of ``games``' current turns gains from the turns
-        looked ahead (see ``_ahead``), ``GAMES_AT_ONCE`` games at a time."""
+        looked ahead (see ``_ahead``), ``GAMES_AT_ONCE`` games at a time; a population's member by
+        member, so that a member's chunks do not depend on the others."""
         games = np.asarray(games, dtype=np.int64)
-        parts = [self._ahead(games[i:i + GAMES_AT_ONCE], batch.filled, batch.cells, batch.player, batch._consts,
-                             self.turns - 1) for i in range(0, len(games), GAMES_AT_ONCE)]
         lay = self.layout
-        return np.concatenate(parts) if parts else np.zeros((0, lay.n_columns, lay.n_rows, LEVELS))
+        out = np.zeros((len(games), lay.n_columns, lay.n_rows, LEVELS))
+        groups: list[tuple[np.ndarray, int | None]] = [(np.arange(len(games)), None)]
+        if self.members > 1:
+            members = games // (batch.n_games // self.members)
+            groups = [(np.flatnonzero(members == m), int(m)) for m in np.unique(members)]
+        for index, member in groups:
+            for i in range(0, len(index), GAMES_AT_ONCE):
+                chunk = index[i:i + GAMES_AT_ONCE]
+                who = None if member is None else np.full(len(chunk), member, dtype=np.int64)
+                out[chunk] = self._ahead(games[chunk], batch.filled, batch.cells, batch.player, batch._consts,
+                                         self.turns - 1, who)
+        return out
 
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         games = np.asarray(games, dtype=np.int64)
@@ -477,6 +517,7 @@ class LookaheadPlayer:
             base = self.base
             if type(base) is not ExpectimaxPlayer:
                 outputs, rows, scale = base.corrections(batch, games)
+                outputs, rows = outputs[rows], np.arange(len(games), dtype=np.int64)  # a row per game, as after's
             else:
                 outputs = np.zeros((len(games), 2 * self.layout.n_cells), dtype=np.float32)
                 rows, scale = np.arange(len(games), dtype=np.int64), 1.0

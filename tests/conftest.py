@@ -8,6 +8,7 @@ encoding (``yamb.layout``) and the dice drawn by the engine are shared.
 
 from __future__ import annotations
 
+import yamb  # noqa: F401  (first: it pins numpy's BLAS kernels before numpy loads, yamb/blas.py)
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field

@@ -53,7 +53,7 @@ def assert_same(a: tuple, b: tuple) -> None:
         assert np.array_equal(x, y)
 
 
-@pytest.mark.parametrize("algorithm", ["ga", "cma"])
+@pytest.mark.parametrize("algorithm", ["ga", "cma", "sep-cma", "es"])
 def test_a_run_is_reproducible_and_resumes_exactly(tmp_path: Path, algorithm: str) -> None:
     game = "yatzy" if algorithm == "cma" else "yamb"  # a small network: CMA-ES is cubic in the weights
     config = tiny(algorithm=algorithm, game=game, hidden="2" if algorithm == "cma" else "4")
@@ -80,8 +80,10 @@ def test_the_hall_of_fame_ranks_by_advantage_over_expectimax_on_the_same_dice(tm
     assert logbook["expectimax"].nunique() == 3  # new dice every generation
 
 
-def test_the_cma_mean_is_checked_with_the_hall_of_fame_on_the_same_fresh_dice(tmp_path: Path) -> None:
-    result = evolve(start(tiny(algorithm="cma", game="yatzy", hidden="2"), tmp_path), tmp_path)
+@pytest.mark.parametrize("algorithm", ["cma", "sep-cma", "es"])
+def test_the_strategy_mean_is_checked_with_the_hall_of_fame_on_the_same_fresh_dice(tmp_path: Path,
+                                                                                   algorithm: str) -> None:
+    result = evolve(start(tiny(algorithm=algorithm, game="yatzy", hidden="2"), tmp_path), tmp_path)
     state = load_checkpoint(tmp_path)
     checked = result["candidates"]
     assert len(checked) == len(state.hall_of_fame) + 1
@@ -121,6 +123,29 @@ def test_the_population_scores_do_not_depend_on_the_workers_split() -> None:
     assert one.shape == (6, 4) and len({tuple(row) for row in one}) > 1
 
 
+def test_with_look_ahead_a_member_plays_as_alone_whatever_the_split(tmp_path: Path) -> None:
+    """Evolution with ``lookahead`` 2: every member of a population scores what it scores in a task of
+    its own, and what the run's best player scores with ``+lookahead`` outside evolution."""
+    config = tiny(player="guided", game="yatzy", lookahead=2, population=4, games=12, hidden="4", bonus="exact",
+                  played=0.6, generations=1, final_games=12)
+    state = new_state(config)
+    rng = np.random.default_rng(3)
+    genomes = (np.asarray(state.population) + rng.standard_normal((4, len(state.population[0]))) * 0.3)
+    values = np.tile(state.cell_values, (4, 1))
+    whole, _ = play(make_toolbox(state), state, genomes, values, 12, seed=5)
+    state.config = with_settings(state.config, {"workers": 4})
+    alone, _ = play(make_toolbox(state), state, genomes, values, 12, seed=5)
+    assert np.array_equal(whole, alone)
+    state.config = with_settings(state.config, {"lookahead": 1, "workers": 1})
+    one_turn, _ = play(make_toolbox(state), state, genomes, values, 12, seed=5)
+    assert not np.array_equal(whole, one_turn)  # the look-ahead did play
+
+    run = tmp_path / "ahead"
+    result = evolve(start(config, run), run)
+    assert result["verdict"]["start_player"] == "expectimax-exact+lookahead"
+    assert f"{run / 'best.pt'}+lookahead --preset yatzy" in result["verdict"]["play"]
+
+
 def test_individuals_share_their_dice_and_generations_do_not() -> None:
     state = new_state(tiny(population=2))
     same = np.tile(np.asarray(state.population[:1]), (2, 1))
@@ -138,13 +163,26 @@ def test_individuals_share_their_dice_and_generations_do_not() -> None:
         ({"population": "many"}, "population = 'many' is not a valid int"),
         ({"player": "clever"}, "player must be one of direct, guided"),
         ({"elite": 6}, "elite must be between 0 and population - 1"),
-        ({"algorithm": "cma", "hidden": "64"}, "CMA-ES keeps a full covariance matrix"),
+        ({"algorithm": "cma", "hidden": "64"}, "CMA-ES keeps a full covariance matrix.*use algorithm = \"sep-cma\" or \"es\""),
+        ({"algorithm": "es", "population": 7}, "population must be even for algorithm es \\(mirrored pairs\\), not 7"),
+        ({"algorithm": "es", "es_learning_rate": 1.5}, "es_learning_rate in \\(0, 1\\]"),
+        ({"algorithm": "es", "es_weight_decay": -0.1}, "es_weight_decay >= 0"),
         ({"game": "poker"}, "unknown preset 'poker'"),
+        ({"player": "guided", "lookahead": 4}, "lookahead must be from 1 to 3 turns"),
+        ({"lookahead": 2}, "lookahead applies to the guided player only"),
     ],
 )
 def test_bad_settings_are_refused(settings: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         new_state(tiny(**settings))
+
+
+@pytest.mark.parametrize("algorithm", ["sep-cma", "es"])
+def test_the_linear_strategies_take_networks_too_large_for_cma(algorithm: str) -> None:
+    state = new_state(tiny(algorithm=algorithm, hidden="64"))
+    weights = state.strategy.centroid.size
+    assert weights > 2000 and len(make_toolbox(state).generate()) == 6
+    assert np.array_equal(state.strategy.centroid, state.spec.build().initial_genome(np.random.default_rng(0)))
 
 
 def test_config_round_trips_through_toml(tmp_path: Path) -> None:

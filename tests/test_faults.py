@@ -172,7 +172,8 @@ def test_a_network_whose_output_is_nan_stops_evolution_naming_the_player(tmp_pat
 
 
 def test_infinite_and_nan_settings_are_refused() -> None:
-    for setting in ("mutation_sigma", "cxpb", "cma_sigma", "blend_alpha", "played"):
+    for setting in ("mutation_sigma", "cxpb", "cma_sigma", "blend_alpha", "played", "es_sigma", "es_learning_rate",
+                    "es_weight_decay"):
         for value in ("inf", "-inf", "nan"):
             with pytest.raises(ConfigError, match=f"^{setting} must be a finite number, not {value}$"):
                 tiny(**{setting: value}).validate()

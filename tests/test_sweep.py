@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import json
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import optuna
@@ -11,11 +12,11 @@ import pytest
 from optuna.trial import TrialState
 
 from evolution import sweep
-from evolution.config import CMA_MAX_WEIGHTS, EvolveConfig, read_toml, with_settings
+from evolution.config import ALGORITHMS, CMA_MAX_WEIGHTS, ConfigError, EvolveConfig, read_toml, with_settings
 from evolution.run import evolve, start
 from evolution.state import load_checkpoint, net_spec
 from evolution.sweep import RUN_DIR, finished_trials, objective, prepare, run_sweep
-from evolution.sweep_space import SPACES, SearchSpace, suggest, trial_config
+from evolution.sweep_space import SPACES, SearchSpace, check_space, suggest, trial_config
 from evolution.sweep_study import (
     SweepError, SweepSettings, open_storage, read_settings, settle_settings, write_settings,
 )
@@ -104,12 +105,26 @@ def test_every_drawn_setting_makes_a_valid_run(preset: str) -> None:
     configs = []
     study.optimize(lambda trial: configs.append(trial_config(space, suggest(trial, space), 7)) or 0.0,
                    n_trials=60)
-    assert {c.algorithm for c in configs} == {"ga", "cma"}
+    assert {c.algorithm for c in configs} == {"ga", "cma", "sep-cma", "es"}
     for c in configs:
         assert c.seed == 7 and c.final_games == space.final_games and c.workers == 1
         assert space.population[0] <= c.population <= space.population[1]
         if c.algorithm == "cma":
             assert genome_size(net_spec(c).build()) <= CMA_MAX_WEIGHTS
+        if c.algorithm == "es":
+            assert c.population % 2 == 0 and space.es_sigma[0] <= c.es_sigma <= space.es_sigma[1]
+        assert ",".join(map(str, c.hidden)) in (space.cma_hidden if c.algorithm == "cma" else space.ga_hidden)
+
+
+def test_a_space_saved_before_algorithms_were_listed_draws_ga_and_cma() -> None:
+    saved = {k: v for k, v in asdict(SPACES["quick"]).items() if k != "algorithms"}
+    space = SearchSpace.from_dict(json.loads(json.dumps(saved)))
+    assert space.algorithms == ("ga", "cma") and SPACES["quick"].algorithms == ALGORITHMS
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=1))
+    study.optimize(lambda trial: suggest(trial, space) and 0.0, n_trials=20)
+    assert {t.params["algorithm"] for t in study.trials} == {"ga", "cma"}
+    with pytest.raises(ConfigError, match="a sweep's algorithms are among ga, cma, sep-cma, es, not \\['pso'\\]"):
+        check_space(replace(space, algorithms=("ga", "pso")))
 
 
 def test_settings_are_kept_and_a_resume_refuses_other_ones(tmp_path: Path) -> None:

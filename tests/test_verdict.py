@@ -51,13 +51,13 @@ def test_the_verdict_pairs_the_evolved_player_with_both_references() -> None:
     assert lines[-1] == "play against it: yamb play --bot x.pt"
 
 
-@pytest.mark.parametrize("algorithm", ["ga", "cma"])
+@pytest.mark.parametrize("algorithm", ["ga", "cma", "sep-cma", "es"])
 def test_the_starting_genome_is_generation_zeros(algorithm: str) -> None:
     config = with_settings(from_preset("direct"), dict(algorithm=algorithm, game="yatzy", hidden="2",
                                                        population=4, seed=9))
     state = new_state(config)
     genome, values = starting_genome(state)
-    first = state.strategy.centroid if algorithm == "cma" else state.population[0]
+    first = state.strategy.centroid if algorithm != "ga" else state.population[0]
     assert np.array_equal(genome, np.asarray(first)) and np.array_equal(values, state.cell_values)
 
 

@@ -1,7 +1,8 @@
 """Yamb, Yatzy and Yahtzee: rules as tables and a batched engine."""
 
-from yamb import numba_cache
+from yamb import blas, numba_cache
 
+blas.pin_openblas_kernels()  # before numpy loads
 numba_cache.configure()
 
 from yamb.errors import IllegalMoveError, InvalidDiceError, UnknownColumnError, UnknownPresetError, UnknownRowError, YambError

@@ -56,12 +56,17 @@ class SearchGuidedPlayer(ExpectimaxPlayer):
 
     def corrections(self, batch: GameBatch, games: np.ndarray) -> tuple:
         """The network's corrections of the cells of ``games``, as ``ExpectimaxPlayer.search`` takes
-        them: float32 outputs ``[d / scale | w]`` per cell, the row of each game's outputs, and the scale;
-        with ``exact`` columns, float64 corrections composed with theirs, one row per game, scale 1."""
+        them (``compose``)."""
         if len(self.cell_values) > 1:
             out, rows = self._population_outputs(batch, games)
         else:
             out, rows = network_outputs(self.forward, batch, games, self.cell_values, False)
+        return self.compose(batch, games, out, rows)
+
+    def compose(self, batch: GameBatch, games: np.ndarray, out: np.ndarray, rows: np.ndarray) -> tuple:
+        """Network outputs ``out[rows[i]]`` of ``games[i]`` as the search takes them: float32
+        ``[d / scale | w]`` per cell, the rows and the scale; with ``exact`` columns, float64
+        corrections composed with theirs, one row per game, scale 1."""
         if self.exact is None:
             return np.ascontiguousarray(out, dtype=np.float32), np.asarray(rows, dtype=np.int64), self.scale
         column = self.exact.corrections(batch, games).reshape(len(games), 2, -1)

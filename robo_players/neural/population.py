@@ -56,7 +56,12 @@ class Population:
             )
         self.net = net
         self.size = len(genomes)
+        self.genomes = genomes
         self.params = stacked_parameters(net, torch.from_numpy(genomes))
+
+    def member(self, index: int) -> Population:
+        """Network ``index`` alone, as a population of one."""
+        return Population(self.net, self.genomes[index : index + 1])
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         """(P, G, features) to (P, G, outputs) network outputs."""

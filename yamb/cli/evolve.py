@@ -1,4 +1,4 @@
-"""``yamb evolve``: evolve neural players with DEAP (GA or CMA-ES), resumable, into a run directory."""
+"""``yamb evolve``: evolve neural players with DEAP (GA, CMA-ES, sep-CMA-ES or the OpenAI ES), resumable, into a run directory."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from yamb.cli.options import arg
 
 TYPES = {int: arg(options.whole_number)}  # ASCII digits; evolution/config.py checks the ranges
 
-HELP = "evolve neural players (GA or CMA-ES); writes a run directory, --resume continues one"
+HELP = "evolve neural players (GA, CMA-ES, sep-CMA-ES or OpenAI ES); writes a run directory, --resume continues one"
 
 OVERRIDES = (  # (flag, setting, type, help)
     ("--generations", "generations", int, "generations to play (a resumed run may be extended)"),
@@ -22,7 +22,9 @@ OVERRIDES = (  # (flag, setting, type, help)
     ("--backend", "backend", str, "processes (default: this machine) or ray (a Ray cluster or a local Ray)"),
     ("--ray-address", "ray_address", str, "backend ray: join the cluster at HOST:PORT (default: a local Ray)"),
     ("--player", "player", str, "neural player kind: direct or guided"),
-    ("--algorithm", "algorithm", str, "ga or cma"),
+    ("--algorithm", "algorithm", str, "ga (genetic algorithm), cma (CMA-ES, at most 2,000 weights), "
+                                      "sep-cma (separable CMA-ES) or es (OpenAI ES; population even); "
+                                      "the last two are linear in the weights"),
     ("--game", "game", str, "game preset: yamb, jamb6, yatzy or yahtzee"),
     ("--columns", "columns", str, "comma-separated column kinds (default: the game's table)"),
     ("--hidden", "hidden", str, "hidden layer sizes, comma-separated, e.g. 32 or 32,16"),
@@ -90,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
                 progress.update(task, completed=state.generation)
                 if state.generation == state.config.generations:
                     progress.console.print(f"checking {len(candidates(state))} candidates (the hall of fame"
-                                           f"{', the CMA-ES mean' if state.strategy is not None else ''}) and "
+                                           f"{', the strategy mean' if state.strategy is not None else ''}) and "
                                            f"expectimax on {state.config.final_games:,} fresh games each")
 
             result = evolve(state, run_dir, report)
