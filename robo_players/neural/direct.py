@@ -26,7 +26,7 @@ from numba import njit, prange
 
 from robo_players.neural.features import encode, features_size, gain, score_scale
 from robo_players.neural.networks import DirectPolicyNet
-from robo_players.neural.player import Forward, network_outputs
+from robo_players.neural.player import Forward, forward_rows, network_outputs
 from robo_players.neural.population import Population
 from yamb import kernels
 from yamb.dice import FACES
@@ -155,7 +155,7 @@ class DirectPolicyPlayer:
         with torch.no_grad():
             if members == 1:
                 x = encode(batch, games, self.cell_values, True)
-                scores = net.forward_stacked_raw(params, torch.from_numpy(x)[None]).numpy()[0]
+                scores = forward_rows(lambda x3: net.forward_stacked_raw(params, torch.from_numpy(x3)).numpy(), x)
                 rows = np.arange(len(games))
             else:
                 x, seen, x_torch, scores_torch = self._buffers(batch, members)
