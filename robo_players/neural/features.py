@@ -139,12 +139,13 @@ def encode(
     lay = batch.layout
     cell_values = np.asarray(cell_values, dtype=np.float32).reshape(-1, lay.n_cells)
     games = np.arange(batch.n_games) if games is None else np.asarray(games, dtype=np.int64)
-    if kept is None:
-        out, seen = np.empty((len(games), features_size(lay, with_dice)), dtype=np.float32), _NOTHING_SEEN
+    if kept is None:  # turns are read only with ``kept`` (the look-ahead's next tables have none)
+        out = np.empty((len(games), features_size(lay, with_dice)), dtype=np.float32)
+        seen = turn = _NOTHING_SEEN
     else:
-        out, seen = kept
+        (out, seen), turn = kept, batch.turn
     _encode(
-        games, batch.filled, batch.cells, batch.dice, batch.roll, batch.rolls_allowed, batch.player, batch.turn,
+        games, batch.filled, batch.cells, batch.dice, batch.roll, batch.rolls_allowed, batch.player, turn,
         batch.rules.dice.multisets, batch.rules.scores, cell_values, batch.n_games // len(cell_values),
         np.float32(score_scale(lay)), np.float32(lay.rules.spec.bonus_threshold),
         np.float32(lay.rules.n_dice), with_dice, seen, out,
