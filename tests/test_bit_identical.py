@@ -6,7 +6,9 @@ The results in ``tests/data/bit_identical.json`` were recorded from commit
     PYTHONPATH=$PWD python tests/test_bit_identical.py --write
 
 (``play/yamb/best`` since the yamb bot over exact column values replaced the
-bot of 8bdff37: the same play code, another bot.)
+bot of 8bdff37: the same play code, another bot. The cases of ``direct-deep``
+and ``population/direct/yamb-special`` were recorded from df2da3f, whose play
+is 8bdff37's on every other case, before the direct player's kernels changed.)
 
 Each case plays fixed dice seeds and records a digest of the final scores and
 of every cell of every game (so a single changed move fails), with the mean
@@ -60,6 +62,7 @@ PLAYERS = ("random", "greedy", "smart", "expectimax", "expectimax-played", "expe
 # neural players: kind, hidden sizes, played blend, bonus model
 NETWORKS = {
     "direct": ("direct", (16,), 0.0, "normal"),
+    "direct-deep": ("direct", (8, 8), 0.0, "normal"),
     "guided": ("guided", (8,), 0.0, "normal"),
     "guided-played-exact": ("guided", (8,), 0.6, "exact"),
 }
@@ -116,9 +119,9 @@ def played(lay: Layout, player_name: str, games: int = GAMES) -> dict:
             "cells": digest(batch.cells.astype(np.int64))}
 
 
-def population(player_name: str) -> dict:
+def population(player_name: str, table_name: str = "yamb") -> dict:
     """A population of ``MEMBERS`` networks on ``MEMBER_GAMES`` games each, as evolution plays it."""
-    lay = table("yamb")
+    lay = table(table_name)
     spec, g, values = neural(player_name, lay, MEMBERS)
     out = play_task(Task(spec, g, values, MEMBER_GAMES, seed=SEED))
     return {"mean": float(out.scores.mean()), "scores": digest(out.scores.astype(np.int64)),
@@ -159,6 +162,7 @@ def cases() -> dict[str, tuple]:
     out["play/yatzy/montecarlo"] = (played, "yatzy", "montecarlo", 4)
     for n in NETWORKS:
         out[f"population/{n}"] = (population, n)
+    out["population/direct/yamb-special"] = (population, "direct", "yamb-special")
     for e in ENDGAMES:
         out[f"endgame/{e}"] = (endgame, e)
     for r in TINY_RUNS:

@@ -141,3 +141,64 @@ def test_guided_corrections_change_play_and_stay_legal() -> None:
     scores = play(batch, [population_player(spec, genomes, np.full((1, lay.n_cells), 5.0))], check=True)
     reference = play(GameBatch(lay, 8, seed=4), [ExpectimaxPlayer(lay)])
     assert not np.array_equal(scores, reference)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_baddbmm_adds_the_bias_after_the_product_bit_for_bit(threads: int) -> None:
+    """``stacked_mlp`` relies on it: the bias broadcast into ``baddbmm`` gives the bits of ``bmm`` then ``add_``,
+    on the shapes the players use (1 to 200 networks, 1 to 5,000 games, hidden layers of 2 to 32)."""
+    rng = np.random.default_rng(11)
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        for members, games in ((1, 1), (1, 3), (1, 37), (1, 5000), (2, 100), (7, 17), (200, 100)):
+            for inputs, outputs in ((191, 16), (16, 141), (117, 8), (8, 104), (191, 2), (32, 32)):
+                x = torch.from_numpy(rng.standard_normal((members, games, inputs), dtype=np.float32))
+                weight = torch.from_numpy(rng.standard_normal((members, outputs, inputs), dtype=np.float32))
+                bias = torch.from_numpy(rng.uniform(-30, 30, (members, outputs)).astype(np.float32))
+                expected = torch.bmm(x, weight.transpose(1, 2)).add_(bias[:, None, :]).numpy()
+                got = torch.baddbmm(bias[:, None, :], x, weight.transpose(1, 2)).numpy()
+                assert np.array_equal(got.view(np.int32), expected.view(np.int32)), (members, games, inputs, outputs)
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_kept_features_are_the_features_computed_afresh() -> None:
+    """A population's features kept from step to step (rewritten only for the games to move, their
+    table features once a turn) equal, bit for bit, those of every game encoded anew."""
+    spec = spec_of("direct", "yamb", ("down", "free", "announce", "hand"))
+    lay = spec.layout()
+    members, games = 3, 8
+    values = np.random.default_rng(2).uniform(0, 40, (members, lay.n_cells)).astype(np.float32)
+    player = population_player(spec, genomes_of(spec, members, seed=3), values)
+    batch = GameBatch(lay, members * games, seed=5)
+    kept = (np.full((batch.n_games, spec.build().n_inputs), np.nan, dtype=np.float32),
+            np.full(batch.n_games, -1, dtype=np.int32))
+    steps = 0
+    while not batch.done.all():
+        live = np.flatnonzero(~batch.done)
+        encode(batch, live, values, True, kept=kept)
+        fresh = encode(batch, live, values, True)
+        assert np.array_equal(kept[0][live].view(np.int32), fresh.view(np.int32))
+        batch.step(player.act(batch, live), live)
+        steps += 1
+    assert steps > lay.n_cells  # games rolled again: the dice features changed within turns
+
+
+def test_the_direct_players_scores_are_the_networks_outputs() -> None:
+    """The raw forward pass and the terms the action kernel adds (last bias, gain) give the outputs of
+    the network's ``forward``: with those outputs the player chooses the same actions."""
+    from robo_players.neural.direct import choose
+
+    spec = spec_of("direct", hidden=(8, 8))
+    lay = spec.layout()
+    members, games = 4, 25
+    values = np.random.default_rng(4).uniform(0, 40, (members, lay.n_cells)).astype(np.float32)
+    player = population_player(spec, genomes_of(spec, members, seed=5), values)
+    batch = GameBatch(lay, members * games, seed=6)
+    while not batch.done.all():
+        live = np.flatnonzero(~batch.done)
+        outputs = player.forward(encode(batch, None, values, True).reshape(members, games, -1))
+        actions = player.act(batch, live)
+        assert np.array_equal(actions, choose(batch, live, outputs.reshape(batch.n_games, -1), live))
+        batch.step(actions, live)
