@@ -85,3 +85,15 @@ def test_evolve_help_names_every_preset(capsys: pytest.CaptureFixture[str]) -> N
     text = " ".join(capsys.readouterr().out.split())
     for name in PRESETS:
         assert f"{name} (" in text, name
+
+
+@pytest.mark.parametrize("command", [["simulate", "--player", "greedy"], ["compare", "greedy", "random"]])
+def test_progress_goes_to_a_terminal_s_stderr_and_json_stays_pure(command: list[str]) -> None:
+    """Long runs show progress with ``--json`` too: on stderr, only when it is a terminal."""
+    args = [sys.executable, "-m", "yamb", *command, "--preset", "yatzy", "--games", "3000", "--json"]
+    quiet = subprocess.run(args, capture_output=True, text=True, check=True)
+    assert quiet.stderr == "" and json.loads(quiet.stdout)
+    env = {**__import__("os").environ, "FORCE_COLOR": "1", "TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "1"}
+    shown = subprocess.run(args, capture_output=True, text=True, check=True, env=env)
+    assert json.loads(shown.stdout)  # the progress never reaches stdout
+    assert "greedy" in shown.stderr

@@ -89,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
     players = {name: make_player(name, layout) for name in args.players}
     title = f"{args.preset} ({', '.join(layout.columns)}), {args.games:,} games, seed {args.seed}"
     results = {}
-    with Progress(transient=True, disable=args.json) as progress:
+    errors = Console(stderr=True)  # progress on stderr, so shown with --json too; nothing off a terminal
+    with Progress(transient=True, console=errors, disable=not errors.is_terminal) as progress:
         for name, player in players.items():
             task = progress.add_task(name, total=args.games)
             results[name] = play_games(layout, player, args.games, seed=args.seed, batch_size=args.batch_size,

@@ -32,7 +32,8 @@ def run(args: argparse.Namespace) -> int:
     layout = layout_from(args)
     player = make_player(args.player, layout)
     start = time.perf_counter()
-    with Progress(transient=True, disable=args.json) as progress:
+    errors = Console(stderr=True)  # progress on stderr, so shown with --json too; nothing off a terminal
+    with Progress(transient=True, console=errors, disable=not errors.is_terminal) as progress:
         task = progress.add_task(f"{player.name} on {args.preset}", total=args.games)
         scores = simulate(layout, player, args.games, seed=args.seed, batch_size=args.batch_size,
                           progress=lambda n: progress.advance(task, n))
