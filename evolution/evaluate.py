@@ -64,7 +64,7 @@ def play_task(task: Task) -> Outcome:
     # several networks see the whole batch at every step, so the games' steps may come in any order:
     # turn by turn, the search-guided networks run once a turn (``SearchGuidedPlayer``), and a
     # look-ahead's next tables are those of the turn's start, however many members a task holds
-    by_turns = members > 1 and isinstance(player, SearchGuidedPlayer) or task.turns > 1
+    by_turns = (members > 1 and isinstance(player, SearchGuidedPlayer)) or task.turns > 1
     if task.turns > 1:
         player = LookaheadPlayer(player, layout, task.turns)
     try:

@@ -429,9 +429,8 @@ class LookaheadPlayer:
             return np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int64), 1.0
         tables = NextTables(self.layout, self.layout.rules, filled, cells)
         games = np.arange(len(filled), dtype=np.int64)
-        if not isinstance(base, SearchGuidedPlayer):
+        if members is None:  # one network, or none: as for the tables in play
             return base.corrections(tables, games)  # type: ignore[arg-type]
-        members = np.zeros(len(filled), dtype=np.int64) if members is None else members
         x = encode(tables, None, base.cell_values[members], False)  # type: ignore[arg-type]
         out = np.empty((len(filled), 2 * self.layout.n_cells), dtype=np.float32)
         for m in np.unique(members):  # each member's tables through its own network
@@ -440,12 +439,9 @@ class LookaheadPlayer:
         return base.compose(tables, games, out, games)
 
     def _member(self, m: int) -> Forward:
-        """The network of member ``m`` alone (the base's own for one network)."""
-        base = self.base
-        if self.members == 1:
-            return base.forward  # type: ignore[union-attr]
+        """The network of population member ``m`` alone."""
         if m not in self._networks:
-            self._networks[m] = base.forward.member(m)  # type: ignore[union-attr]
+            self._networks[m] = self.base.forward.member(m)  # type: ignore[union-attr]
         return self._networks[m]
 
     def _ahead(self, games: np.ndarray, filled: np.ndarray, cells: np.ndarray, player: np.ndarray,
