@@ -16,7 +16,7 @@ import sys
 from yamb.cli.options import Parser
 from yamb.errors import YambError
 
-COMMANDS = ("score", "simulate", "bench", "play", "expected-scores", "solve", "compare", "evolve", "imitate", "export", "sweep", "serve")
+COMMANDS = ("score", "simulate", "bench", "play", "expected-scores", "solve", "compare", "evolve", "imitate", "fit", "export", "sweep", "serve")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -26,23 +26,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--teacher", default="best", help="player to imitate: a player name or a weights file (default best)")
     parser.add_argument("--games", type=arg(options.integer(1, MAX_GAMES)), default=10_000,
                         help="games recorded per round (default 10000)")
-    parser.add_argument("--hidden", type=arg(options.layer_sizes), default=(64,),
-                        help="hidden layer sizes, comma-separated (default 64)")
-    parser.add_argument("--epochs", type=arg(options.integer(1, 10_000)), default=10, help="epochs per round (default 10)")
     parser.add_argument("--dagger", type=arg(options.integer(0, 100)), default=0,
                         help="more rounds on games the network plays, labelled by the teacher (default 0)")
-    parser.add_argument("--batch-size", type=arg(options.integer(1, 1_000_000)), default=512, help="minibatch (default 512)")
-    parser.add_argument("--learning-rate", type=arg(options.learning_rate), default=3e-3, help="Adam's (default 0.003)")
-    parser.add_argument("--validation", type=arg(options.fraction), default=0.1,
-                        help="share of the games held out for validation (default 0.1)")
     parser.add_argument("--cell-games", type=arg(options.games), default=2000,
                         help="teacher games whose mean final cells become the network's cell values (default 2000)")
     parser.add_argument("--check-games", type=arg(options.games), default=1000,
                         help="fresh games played by the result at the end (default 1000)")
-    parser.add_argument("--seed", type=arg(options.seed), default=0, help="seed of every random choice (default 0)")
-    parser.add_argument("--threads", type=arg(options.integer(1, 1024)), default=1, help="torch and numba threads (default 1)")
-    parser.add_argument("--out", metavar="FILE", type=arg(options.output_file), required=True,
-                        help="weights file to write (.pt, .safetensors, .npz or .onnx)")
+    options.add_training_arguments(parser, hidden=(64,), epochs=10, batch_size=512, rate=3e-3, threads=1)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,13 +40,13 @@ def run(args: argparse.Namespace) -> int:
 
     import numpy as np
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from evolution.evaluate import init_worker
     from robo_players.neural.files import NeuralWeights, format_of, save_weights
     from robo_players.neural.imitation import TrainSettings, imitate
     from robo_players.neural.networks import NetSpec
     from robo_players.registry import make_player
+    from yamb.cli.rounds import rounds_progress
 
     format_of(args.out)  # an unknown suffix fails now, not after the training
     init_worker(args.threads)
@@ -67,27 +57,16 @@ def run(args: argparse.Namespace) -> int:
                              validation=args.validation, seed=args.seed)
     console = Console()
     started = time.perf_counter()
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=console, transient=True) as progress:
-        state = {"task": None}
-
-        def say(text: str) -> None:
-            progress.console.print(text, soft_wrap=True)
-            if text.startswith("round"):
-                if state["task"] is not None:
-                    progress.remove_task(state["task"])
-                state["task"] = progress.add_task("games", total=args.games)
+    with rounds_progress(console, args.games) as (say, advance):
 
         def epoch_done(result) -> None:
             validation = ("no validation games" if np.isnan(result.val_loss) else
                           f"validation loss {result.val_loss:.4f}  top choice {100 * result.val_top_accuracy:.1f}%  "
                           f"keep {100 * result.val_keep_accuracy:.1f}%")
-            progress.console.print(f"epoch {result.epoch:>3}/{args.epochs}  train loss {result.train_loss:.4f}  "
-                                   f"{validation}  {time.perf_counter() - started:.0f} s", soft_wrap=True)
+            say(f"epoch {result.epoch:>3}/{args.epochs}  train loss {result.train_loss:.4f}  {validation}")
 
         result = imitate(spec, teacher, args.games, settings, dagger=args.dagger, cell_games=args.cell_games,
-                         check_games=args.check_games,
-                         say=say, advance=lambda n: progress.advance(state["task"], n), epoch_done=epoch_done)
+                         check_games=args.check_games, say=say, advance=advance, epoch_done=epoch_done)
     scores = result.check_scores
     sem = f" ± {scores.std(ddof=1) / np.sqrt(len(scores)):.2f}" if len(scores) > 1 else ""
     info = {"fitness": float(scores.mean()), "seed": args.seed, "run_preset": f"imitate-{teacher.name}",

@@ -1,0 +1,251 @@
+"""Fitting a search-guided network to the returns of play: a step of policy iteration.
+
+A guided network over a base search (``expectimax`` or the exact column
+values, ``robo_players.neural.guided``) adds ``d(table)[cell]`` to the value the
+search gives filling ``cell``; with ``d`` the expected rest of the game after
+the fill less what the search already counts for it, the search's choice of
+cell is the one of the highest expected final score. ``record`` plays games
+with a policy and keeps, at every fill, the table's features, the cell, and
+the *return* ``y``: the points scored from that fill to the end of the game
+less the base search's value of the fill (``robo_players.explain.fill_values``).
+``fit`` trains the network's value outputs to ``E[y | table, cell]`` by least
+squares on the cells played, with a shared baseline ``h(table)`` that takes
+what is common to every cell of a table (the rest of the game's mean), so
+a cell seldom played keeps a correction near zero: the base search's value.
+
+Played greedily, the fitted network improves on the policy that recorded the
+games when the fit is good (policy iteration); ``rounds`` repeat it with the
+new player recording. The weight outputs stay 0: the fitted player values a
+fill as the base search does, plus ``d``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, fields, replace
+
+import numpy as np
+import torch
+from torch import nn
+
+from robo_players.base import Player
+from robo_players.cell_values import cell_model
+from robo_players.column_exact import ColumnExactPlayer
+from robo_players.explain import fill_values
+from robo_players.expectimax import ExpectimaxPlayer
+from robo_players.neural.build import neural_player
+from robo_players.neural.features import encode, score_scale
+from robo_players.neural.networks import CellValueNet, NetSpec
+from robo_players.neural.population import Population, genome_of
+from robo_players.row_means import search_values
+from yamb.engine import GameBatch
+from yamb.errors import YambError
+
+
+@dataclass
+class Returns:
+    """Fills of recorded games, one row each: the table's features, the cell, the return."""
+
+    features: np.ndarray  # (n, F) float32, table features (``features.encode`` without dice)
+    fills: np.ndarray  # (n,) int64 cell filled
+    target: np.ndarray  # (n,) float64 points from the fill to the end less the base search's value of it
+    game: np.ndarray  # (n,) int64 game (its dice stream)
+    turn: np.ndarray  # (n,) int64 cells filled before the fill
+
+    def __len__(self) -> int:
+        return len(self.fills)
+
+    def take(self, rows: np.ndarray) -> Returns:
+        return Returns(**{f.name: getattr(self, f.name)[rows] for f in fields(self)})
+
+    @classmethod
+    def concatenate(cls, parts: list[Returns]) -> Returns:
+        return cls(**{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)})
+
+
+def record(policy: Player, base: ExpectimaxPlayer, batch: GameBatch, cell_values: np.ndarray,
+           first_game: int = 0) -> tuple[Returns, np.ndarray]:
+    """Play the solitaire ``batch`` to the end with ``policy``; at each fill keep the features
+    (with ``cell_values``, (CR,)), the cell and the return against ``base``'s value of the fill.
+    Returns them and the final scores."""
+    lay = batch.layout
+    if lay.players != 1:
+        raise YambError("returns are recorded from solitaire games")
+    values = np.asarray(cell_values, dtype=np.float32)[None]
+    parts: list[tuple[np.ndarray, ...]] = []
+    while not batch.done.all():
+        active = np.flatnonzero(~batch.done)
+        actions = np.asarray(policy.act(batch, active), dtype=np.int64)
+        fill = actions < lay.n_cells
+        if fill.any():
+            games, cells = active[fill], actions[fill]
+            parts.append((encode(batch, games, values, False), cells, fill_values(base, batch, games, cells),
+                          batch.scores()[games, 0].astype(np.float64), games, batch.turn[games].astype(np.int64)))
+        batch.step(actions, active)
+    final = batch.scores()[:, 0].astype(np.float64)
+    features, cells, base_values, before, games, turn = (np.concatenate(c) for c in zip(*parts))
+    target = final[games] - before - base_values
+    return Returns(features, cells, target, games + first_game, turn), final
+
+
+@dataclass(frozen=True)
+class FitSettings:
+    """Adam on minibatches, the rate decayed by cosine to zero over ``epochs``; ``decay`` is an L2
+    penalty on the value outputs' weights (what keeps an unplayed cell's correction small)."""
+
+    epochs: int = 8
+    batch_size: int = 1024
+    learning_rate: float = 2e-3
+    decay: float = 1e-4
+    validation: float = 0.1
+    seed: int = 0
+
+
+class _Fitted(nn.Module):
+    """A ``CellValueNet`` and a shared baseline head on its last hidden layer."""
+
+    def __init__(self, net: CellValueNet) -> None:
+        super().__init__()
+        self.net = net
+        self.hidden = net.body[:-1]
+        self.out = net.body[-1]
+        self.baseline = nn.Linear(self.out.in_features, 1)
+        self.n_cells = net.n_outputs // 2
+        with torch.no_grad():
+            self.out.weight.zero_()
+            self.out.bias.zero_()
+
+    def forward(self, x: torch.Tensor, fills: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The predicted return of each row's fill, and the cells' value outputs chosen."""
+        h = self.hidden(x)
+        d = self.out(h)[:, : self.n_cells].gather(1, fills[:, None])[:, 0]
+        return self.baseline(h)[:, 0] + d, d
+
+
+def split_games(returns: Returns, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Training and validation rows, whole games held out by the seed's draw per game."""
+    draws = np.random.default_rng([seed, 2]).random(int(returns.game.max(initial=-1)) + 1)
+    is_val = draws[returns.game] < share
+    return np.flatnonzero(~is_val), np.flatnonzero(is_val)
+
+
+def fit(spec: NetSpec, returns: Returns, settings: FitSettings,
+        progress: Callable[[int, float, float], None] | None = None) -> np.ndarray:
+    """The genome of a ``spec`` network whose value outputs (over ``score_scale``) fit ``returns``;
+    ``progress(epoch, train_mse, val_mse)`` in points squared."""
+    if spec.kind != "guided":
+        raise YambError("returns are fitted by a guided network")
+    torch.manual_seed(settings.seed)
+    net = spec.build()
+    model = _Fitted(net)
+    scale = score_scale(spec.layout())
+    train_rows, val_rows = split_games(returns, settings.validation, settings.seed)
+    x = torch.from_numpy(returns.features)
+    fills = torch.from_numpy(returns.fills)
+    turn_mean = np.zeros(int(returns.turn.max(initial=0)) + 1)  # the mean return of each turn, taken out first
+    np.add.at(turn_mean, returns.turn[train_rows], returns.target[train_rows])
+    turn_mean /= np.maximum(np.bincount(returns.turn[train_rows], minlength=len(turn_mean)), 1)
+    y = torch.from_numpy(((returns.target - turn_mean[returns.turn]) / scale).astype(np.float32))
+    value_weights = [model.out.weight]
+    others = [p for p in model.parameters() if p is not model.out.weight]
+    optimizer = torch.optim.Adam([{"params": others}, {"params": value_weights, "weight_decay": settings.decay}],
+                                 lr=settings.learning_rate)
+    steps = settings.epochs * -(-len(train_rows) // settings.batch_size)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, max(steps, 1))
+    rng = np.random.default_rng([settings.seed, 3])
+
+    def mse(rows: np.ndarray) -> float:
+        with torch.no_grad():
+            pred, _ = model(x[rows], fills[rows])
+            return float(((pred - y[rows]) ** 2).mean()) * scale**2 if len(rows) else float("nan")
+
+    for epoch in range(1, settings.epochs + 1):
+        order = rng.permutation(train_rows)
+        for start in range(0, len(order), settings.batch_size):
+            rows = torch.from_numpy(order[start : start + settings.batch_size])
+            pred, _ = model(x[rows], fills[rows])
+            loss = ((pred - y[rows]) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            schedule.step()
+        if progress is not None:
+            progress(epoch, mse(train_rows[:200_000]), mse(val_rows))
+    with torch.no_grad():
+        model.out.weight[model.n_cells :].zero_()
+        model.out.bias[model.n_cells :].zero_()
+    genome = genome_of(net)
+    if not np.isfinite(genome).all():
+        raise YambError(f"the fit diverged: its weights are not finite (lower the learning rate, now "
+                        f"{settings.learning_rate:g})")
+    return genome
+
+
+RECORD_BATCH = 5000  # games recorded at once
+
+
+RECORD, FIT = 11, 12  # purposes of derived seeds
+
+
+def round_seed(seed: int, r: int, purpose: int = RECORD) -> int:
+    """The seed of round ``r``'s recorded games (its fit's with ``FIT``; the check's games: ``r = -1``)."""
+    return int(np.random.SeedSequence([seed, purpose, r + 1]).generate_state(1, dtype=np.uint64)[0])
+
+
+@dataclass(frozen=True)
+class Round:
+    """A round of ``improve``: who recorded, their mean score, and the fit's last errors."""
+
+    policy: str
+    mean: float
+    rows: int
+    train_mse: float
+    val_mse: float
+
+
+def improve(
+    spec: NetSpec,
+    start: Player,
+    games: int,
+    rounds: int,
+    settings: FitSettings,
+    say: Callable[[str], None] = lambda text: None,
+    advance: Callable[[int], None] | None = None,
+) -> tuple[np.ndarray, np.ndarray, list[Round]]:
+    """``rounds`` of policy iteration from ``start``: ``games`` games recorded by the policy, a
+    fresh ``spec`` network fitted to their returns, which is the next round's policy. Returns the
+    last genome, the cell values its features read (each cell's expected score, as generation 0
+    of an evolution run has them) and the rounds."""
+    lay = spec.layout()
+    base = ColumnExactPlayer(lay, played=spec.played, kinds=spec.exact) if spec.exact else None
+    if base is None:
+        base = ExpectimaxPlayer(lay, *search_values(lay, spec.played, spec.bonus))
+    cell_values = cell_model(lay.rules, lay.columns).expected.ravel().astype(np.float32)
+    policy, genome = start, None
+    history: list[Round] = []
+    for r in range(rounds):
+        say(f"round {r + 1}/{rounds}: {games:,} games played by {policy.name}")
+        parts, finals = [], []
+        for first in range(0, games, RECORD_BATCH):
+            n = min(RECORD_BATCH, games - first)
+            batch = GameBatch(lay, n, seed=round_seed(settings.seed, r),
+                              streams=np.arange(first, first + n, dtype=np.uint64))
+            part, final = record(policy, base, batch, cell_values, first)
+            parts.append(part)
+            finals.append(final)
+            if advance is not None:
+                advance(n)
+        returns = Returns.concatenate(parts)
+        mean = float(np.concatenate(finals).mean())
+        say(f"{policy.name}: mean {mean:.2f} over {games:,} games, {len(returns):,} fills")
+        errors: list[tuple[float, float]] = []
+
+        def epoch_done(epoch: int, train_mse: float, val_mse: float) -> None:
+            errors.append((train_mse, val_mse))
+            say(f"epoch {epoch:>3}/{settings.epochs}  mean squared error: train {train_mse:,.1f}, "
+                f"validation {val_mse:,.1f} (points squared)")
+
+        genome = fit(spec, returns, replace(settings, seed=round_seed(settings.seed, r, FIT)), epoch_done)
+        history.append(Round(policy.name, mean, len(returns), *errors[-1]))
+        policy = neural_player(spec, Population(spec.build(), genome[None]), cell_values[None], f"fitted-{r + 1}")
+    return genome, cell_values, history

@@ -1,0 +1,84 @@
+"""``yamb fit``: a stronger search-guided network by policy iteration on the returns of play.
+
+A player (``best`` by default, any player or weights file) plays games; at
+every fill the table, the cell and the points scored from there to the end
+are recorded, and a guided network over the exact column values is fitted to
+them (``robo_players.neural.returns``); the fitted player records the next
+round. The result is an ordinary weights file (``--player FILE``, ``yamb
+compare``, ``yamb play --bot``, ``yamb evolve --init``), checked at the end
+against the start on fresh games, paired game by game.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from yamb.cli import options
+from yamb.cli.options import add_table_arguments, arg, layout_from
+
+HELP = "fit a search-guided network to the returns of play, round by round (policy iteration)"
+MAX_GAMES = 400_000  # games recorded per round: about 50 fills of 120 float32 features each (24 KB a game)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_table_arguments(parser)
+    parser.add_argument("--start", default="best",
+                        help="player who records the first round: a player name or a weights file (default best)")
+    parser.add_argument("--games", type=arg(options.integer(1, MAX_GAMES)), default=60_000,
+                        help="games recorded per round (default 60000)")
+    parser.add_argument("--rounds", type=arg(options.integer(1, 100)), default=2,
+                        help="rounds: record, fit, and the fitted player records the next (default 2)")
+    parser.add_argument("--decay", type=arg(options.fraction), default=1e-2,
+                        help="L2 penalty on the value outputs' weights, from 0 to below 1 (default 0.01)")
+    parser.add_argument("--check-games", type=arg(options.games), default=2000,
+                        help="fresh games the result and the start play at the end, paired (default 2000)")
+    options.add_training_arguments(parser, hidden=(32,), epochs=6, batch_size=1024, rate=2e-3, threads=2)
+
+
+def run(args: argparse.Namespace) -> int:
+    import time
+
+    from rich.console import Console
+
+    from evolution.evaluate import init_worker
+    from robo_players.column_exact import PLAY_KINDS, exactly_solved
+    from robo_players.compare import paired_difference
+    from robo_players.neural.build import neural_player
+    from robo_players.neural.files import NeuralWeights, format_of, save_weights
+    from robo_players.neural.networks import NetSpec
+    from robo_players.neural.population import Population
+    from robo_players.neural.returns import FitSettings, improve, round_seed
+    from robo_players.registry import make_player
+    from robo_players.row_means import DEFAULT_PLAYED
+    from robo_players.simulate import simulate
+    from yamb.cli.rounds import rounds_progress
+
+    format_of(args.out)  # an unknown suffix fails now, not after the rounds
+    init_worker(args.threads)
+    layout = layout_from(args)
+    start = make_player(args.start, layout)
+    exact = tuple(k for k in PLAY_KINDS if k in layout.columns and exactly_solved(layout.rules, k))
+    spec = NetSpec.for_layout("guided", layout, args.hidden, played=DEFAULT_PLAYED, exact=exact)
+    settings = FitSettings(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
+                           decay=args.decay, validation=args.validation, seed=args.seed)
+    console = Console(stderr=True)
+    started = time.perf_counter()
+    with rounds_progress(console, args.games) as (say, advance):
+        genome, cell_values, _ = improve(spec, start, args.games, args.rounds, settings, say=say, advance=advance)
+        fitted = neural_player(spec, Population(spec.build(), genome[None]), cell_values[None], str(args.out))
+        say(f"check: {args.check_games:,} fresh games, the fitted player and {start.name} on the same dice")
+        seed = round_seed(args.seed, -1)
+        ours = simulate(layout, fitted, args.check_games, seed=seed, check=True)
+        theirs = simulate(layout, start, args.check_games, seed=seed, check=True)
+    diff = paired_difference(ours, theirs)
+    info = {"fitness": float(ours.mean()), "seed": args.seed, "run_preset": f"fit-{start.name}",
+            "generation": args.rounds, "games": args.games * args.rounds}
+    save_weights(NeuralWeights(spec, genome, cell_values, info), args.out)
+    out = Console()
+    verdict = "better" if diff["mean"] > 0 and diff["p"] < 0.05 else "worse" if diff["p"] < 0.05 else "no clear difference"
+    out.print(f"on {args.check_games:,} fresh games: fitted {ours.mean():.2f}, {start.name} {theirs.mean():.2f}; "
+              f"difference {diff['mean']:+.2f} ± {diff['sem']:.2f} (p = {diff['p']:.2g}): {verdict}")
+    out.print(f"wrote {args.out}: guided network {list(args.hidden)} over exact columns "
+              f"{', '.join(exact) or 'none'}, {genome.size:,} weights, {time.perf_counter() - started:.0f} s; "
+              f"play it: yamb play --preset {layout.rules.name} --bot {args.out}")
+    return 0
