@@ -5,8 +5,9 @@ The results in ``tests/data/bit_identical.json`` were recorded from commit
 
     PYTHONPATH=$PWD python tests/test_bit_identical.py --write
 
-(``play/yamb/best`` since the yamb bot over exact column values replaced the
-bot of 8bdff37: the same play code, another bot. The cases of ``direct-deep``
+(``play/yamb/best`` and ``play/jamb6/best`` since newer bots replaced those of
+8bdff37, last the bots fitted to the returns of play of 2026-11-25: the same
+play code, other bots. The cases of ``direct-deep``
 and ``population/direct/yamb-special`` were recorded from df2da3f, whose play
 is 8bdff37's on every other case, before the direct player's kernels changed.)
 

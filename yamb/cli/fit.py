@@ -77,8 +77,8 @@ def run(args: argparse.Namespace) -> int:
     out = Console()
     verdict = "better" if diff["mean"] > 0 and diff["p"] < 0.05 else "worse" if diff["p"] < 0.05 else "no clear difference"
     out.print(f"on {args.check_games:,} fresh games: fitted {ours.mean():.2f}, {start.name} {theirs.mean():.2f}; "
-              f"difference {diff['mean']:+.2f} ± {diff['sem']:.2f} (p = {diff['p']:.2g}): {verdict}")
+              f"difference {diff['mean']:+.2f} ± {diff['sem']:.2f} (p = {diff['p']:.2g}): {verdict}", soft_wrap=True)
     out.print(f"wrote {args.out}: guided network {list(args.hidden)} over exact columns "
               f"{', '.join(exact) or 'none'}, {genome.size:,} weights, {time.perf_counter() - started:.0f} s; "
-              f"play it: yamb play --preset {layout.rules.name} --bot {args.out}")
+              f"play it: yamb play --preset {layout.rules.name} --bot {args.out}", soft_wrap=True)
     return 0
