@@ -55,9 +55,6 @@ class Returns:
     def __len__(self) -> int:
         return len(self.fills)
 
-    def take(self, rows: np.ndarray) -> Returns:
-        return Returns(**{f.name: getattr(self, f.name)[rows] for f in fields(self)})
-
     @classmethod
     def concatenate(cls, parts: list[Returns]) -> Returns:
         return cls(**{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)})
@@ -115,11 +112,11 @@ class _Fitted(nn.Module):
             self.out.weight.zero_()
             self.out.bias.zero_()
 
-    def forward(self, x: torch.Tensor, fills: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """The predicted return of each row's fill, and the cells' value outputs chosen."""
+    def forward(self, x: torch.Tensor, fills: torch.Tensor) -> torch.Tensor:
+        """The predicted return of each row's fill: the baseline plus the fill's value output."""
         h = self.hidden(x)
         d = self.out(h)[:, : self.n_cells].gather(1, fills[:, None])[:, 0]
-        return self.baseline(h)[:, 0] + d, d
+        return self.baseline(h)[:, 0] + d
 
 
 def split_games(returns: Returns, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -156,14 +153,14 @@ def fit(spec: NetSpec, returns: Returns, settings: FitSettings,
 
     def mse(rows: np.ndarray) -> float:
         with torch.no_grad():
-            pred, _ = model(x[rows], fills[rows])
+            pred = model(x[rows], fills[rows])
             return float(((pred - y[rows]) ** 2).mean()) * scale**2 if len(rows) else float("nan")
 
     for epoch in range(1, settings.epochs + 1):
         order = rng.permutation(train_rows)
         for start in range(0, len(order), settings.batch_size):
             rows = torch.from_numpy(order[start : start + settings.batch_size])
-            pred, _ = model(x[rows], fills[rows])
+            pred = model(x[rows], fills[rows])
             loss = ((pred - y[rows]) ** 2).mean()
             optimizer.zero_grad()
             loss.backward()
@@ -217,9 +214,8 @@ def improve(
     last genome, the cell values its features read (each cell's expected score, as generation 0
     of an evolution run has them) and the rounds."""
     lay = spec.layout()
-    base = ColumnExactPlayer(lay, played=spec.played, kinds=spec.exact) if spec.exact else None
-    if base is None:
-        base = ExpectimaxPlayer(lay, *search_values(lay, spec.played, spec.bonus))
+    base = (ColumnExactPlayer(lay, played=spec.played, kinds=spec.exact) if spec.exact
+            else ExpectimaxPlayer(lay, *search_values(lay, spec.played, spec.bonus)))
     cell_values = cell_model(lay.rules, lay.columns).expected.ravel().astype(np.float32)
     policy, genome = start, None
     history: list[Round] = []
