@@ -8,6 +8,8 @@ per-cell means are known, and a whole run for legal play and reproducibility.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
@@ -22,7 +24,7 @@ from robo_players.neural.features import encode, score_scale, table_size
 from robo_players.neural.files import load_weights
 from robo_players.neural.networks import NetSpec
 from robo_players.neural.population import Population
-from robo_players.neural.returns import FitSettings, Returns, fit, improve, record
+from robo_players.neural.returns import FitSettings, Returns, fit, improve, lambda_returns, record
 from robo_players.registry import make_player
 from yamb.cli import main
 from yamb.engine import GameBatch
@@ -109,12 +111,14 @@ def test_the_fit_finds_each_cells_mean_return_over_a_shared_baseline() -> None:
     offsets = rng.normal(0, 5, cells)
     target = 200 * x[:, 0] + 50 * x[:, 1] + offsets[fills] + rng.normal(0, 10, n)
     returns = Returns(x, fills, target, np.arange(n) // 10, np.zeros(n, dtype=np.int64))
-    genome = fit(spec, returns, FitSettings(epochs=6, decay=0.0, seed=1))
+    genome, predicted = fit(spec, returns, FitSettings(epochs=20, decay=0.0, seed=1))
     net = Population(spec.build(), genome[None])
     out = net(x[None, :2000])[0]
     d = out[:, :cells].mean(axis=0) * scale
     np.testing.assert_allclose(d - d.mean(), offsets - offsets.mean(), atol=1.0)
     assert not out[:, cells:].any()
+    mean = 200 * x[:, 0] + 50 * x[:, 1] + offsets[fills]  # each row's expected return, which the fit returns
+    assert np.sqrt(np.mean((predicted - mean) ** 2)) < 3.0 < np.sqrt(np.mean((target - mean) ** 2))
 
 
 def test_improve_is_reproducible_and_plays_legally() -> None:
@@ -126,6 +130,9 @@ def test_improve_is_reproducible_and_plays_legally() -> None:
     np.testing.assert_array_equal(runs[0][0], runs[1][0])
     other = improve(spec, ExpectimaxPlayer(lay), 40, 1, FitSettings(epochs=1, seed=8))
     assert not np.array_equal(other[0], runs[0][0])
+    td = [improve(spec, ExpectimaxPlayer(lay), 40, 2, replace(settings, td_lambda=0.5))[0] for _ in range(2)]
+    np.testing.assert_array_equal(td[0], td[1])
+    assert not np.array_equal(td[0], runs[0][0])
     genome, cell_values, rounds = runs[0]
     assert [r.policy for r in rounds] == ["expectimax", "fitted-1"]
     player = neural_player(spec, Population(spec.build(), genome[None]), cell_values[None], "fitted")
@@ -145,3 +152,27 @@ def test_the_command_writes_a_player_and_its_verdict(tmp_path, capsys) -> None:
     play(GameBatch(layout(rules("yatzy")), 20, seed=2), [player], check=True)
     assert main(["fit", "--preset", "yatzy", "--games", "0", "--out", str(out)]) == 2
     assert main(["fit", "--preset", "yatzy", "--games", "5", "--out", str(tmp_path / "x.txt")]) == 2
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.3, 0.8, 1.0])
+def test_lambda_returns_are_the_forward_view_average_of_n_step_returns(lam: float) -> None:
+    """The backward recursion equals the forward definition (Sutton and Barto, eq. 12.3): the
+    weights (1 - lam) lam^(n-1) on the n-step returns ``y[t] - y[t+n] + q[t+n]`` and the rest on
+    the whole return, for games of different lengths given in shuffled rows."""
+    rng = np.random.default_rng(3)
+    lengths = [1, 2, 5, 9]
+    game = np.concatenate([np.full(n, g) for g, n in enumerate(lengths)])
+    turn = np.concatenate([np.arange(n) for n in lengths])
+    y, q = rng.normal(0, 50, len(game)), rng.normal(0, 50, len(game))
+    shuffle = rng.permutation(len(game))
+    returns = Returns(np.zeros((len(game), 1), np.float32), np.zeros(len(game), np.int64), y[shuffle],
+                      game[shuffle], turn[shuffle])
+    got = lambda_returns(returns, q[shuffle], lam)
+    start = 0
+    for n in lengths:
+        for t in range(n):
+            i = start + t
+            expected = sum((1 - lam) * lam ** (k - 1) * (y[i] - y[i + k] + q[i + k]) for k in range(1, n - t))
+            expected += lam ** (n - t - 1) * y[i]
+            assert got[np.flatnonzero(shuffle == i)[0]] == pytest.approx(expected, abs=1e-9)
+        start += n

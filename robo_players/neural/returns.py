@@ -17,6 +17,12 @@ Played greedily, the fitted network improves on the policy that recorded the
 games when the fit is good (policy iteration); ``rounds`` repeat it with the
 new player recording. The weight outputs stay 0: the fitted player values a
 fill as the base search does, plus ``d``.
+
+A return carries the luck of every later turn (its spread given the table is
+75 to 85 points on yamb), which is what limits the fit. With ``td_lambda``
+below 1 a first fit's expected return of each later fill replaces part of that
+luck: the TD(lambda) return of the fill (Sutton and Barto, ch. 12), to which a
+second network is fitted.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 import torch
+from numba import njit
 from torch import nn
 
 from robo_players.base import Player
@@ -96,6 +103,7 @@ class FitSettings:
     decay: float = 1e-4
     validation: float = 0.1
     seed: int = 0
+    td_lambda: float = 1.0  # 1: the returns as recorded (Monte Carlo); below 1: refit to TD(lambda) returns
 
 
 class _Fitted(nn.Module):
@@ -127,9 +135,10 @@ def split_games(returns: Returns, share: float, seed: int) -> tuple[np.ndarray, 
 
 
 def fit(spec: NetSpec, returns: Returns, settings: FitSettings,
-        progress: Callable[[int, float, float], None] | None = None) -> np.ndarray:
-    """The genome of a ``spec`` network whose value outputs (over ``score_scale``) fit ``returns``;
-    ``progress(epoch, train_mse, val_mse)`` in points squared."""
+        progress: Callable[[int, float, float], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The genome of a ``spec`` network whose value outputs (over ``score_scale``) fit ``returns``,
+    and the fitted return of every row (points); ``progress(epoch, train_mse, val_mse)`` in points
+    squared."""
     if spec.kind != "guided":
         raise YambError("returns are fitted by a guided network")
     torch.manual_seed(settings.seed)
@@ -171,11 +180,37 @@ def fit(spec: NetSpec, returns: Returns, settings: FitSettings,
     with torch.no_grad():
         model.out.weight[model.n_cells :].zero_()
         model.out.bias[model.n_cells :].zero_()
+        predicted = np.concatenate([model(x[i : i + 200_000], fills[i : i + 200_000]).numpy()
+                                    for i in range(0, len(returns), 200_000)] or [np.zeros(0, np.float32)])
     genome = genome_of(net)
     if not np.isfinite(genome).all():
         raise YambError(f"the fit diverged: its weights are not finite (lower the learning rate, now "
                         f"{settings.learning_rate:g})")
-    return genome
+    return genome, predicted.astype(np.float64) * scale + turn_mean[returns.turn]
+
+
+@njit(cache=True)
+def _lambda_corrections(target, predicted, game, lam):
+    """Along each game's rows (in turn order): ``c[t] = (1 - lam)(predicted[t+1] - target[t+1])
+    + lam c[t+1]``, 0 at a game's last row."""
+    out = np.zeros_like(target)
+    for t in range(len(target) - 2, -1, -1):
+        if game[t + 1] == game[t]:
+            out[t] = (1 - lam) * (predicted[t + 1] - target[t + 1]) + lam * out[t + 1]
+    return out
+
+
+def lambda_returns(returns: Returns, predicted: np.ndarray, lam: float) -> np.ndarray:
+    """The TD(lambda) return of each row, ``predicted`` (each row's expected return, a fit's) standing
+    in for the later rows' returns: with ``d[t] = target[t] - target[t+1]`` (the points of fill
+    ``t`` and the base search's change of value until the next fill, one turn's luck),
+    ``G[t] = d[t] + (1 - lam) predicted[t+1] + lam G[t+1]``. ``lam = 1`` gives the recorded
+    returns, ``lam = 0`` one turn and then the fit."""
+    order = np.lexsort((returns.turn, returns.game))
+    out = np.empty(len(returns))
+    out[order] = returns.target[order] + _lambda_corrections(
+        returns.target[order], np.asarray(predicted, dtype=np.float64)[order], returns.game[order], float(lam))
+    return out
 
 
 RECORD_BATCH = 5000  # games recorded at once
@@ -241,7 +276,12 @@ def improve(
             say(f"epoch {epoch:>3}/{settings.epochs}  mean squared error: train {train_mse:,.1f}, "
                 f"validation {val_mse:,.1f} (points squared)")
 
-        genome = fit(spec, returns, replace(settings, seed=round_seed(settings.seed, r, FIT)), epoch_done)
+        fit_settings = replace(settings, seed=round_seed(settings.seed, r, FIT))
+        genome, predicted = fit(spec, returns, fit_settings, epoch_done)
+        if settings.td_lambda < 1:
+            say(f"refit to TD(lambda = {settings.td_lambda:g}) returns")
+            returns = replace(returns, target=lambda_returns(returns, predicted, settings.td_lambda))
+            genome, _ = fit(spec, returns, fit_settings, epoch_done)
         history.append(Round(policy.name, mean, len(returns), *errors[-1]))
         policy = neural_player(spec, Population(spec.build(), genome[None]), cell_values[None], f"fitted-{r + 1}")
     return genome, cell_values, history

@@ -30,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="rounds: record, fit, and the fitted player records the next (default 2)")
     parser.add_argument("--decay", type=arg(options.fraction), default=1e-2,
                         help="L2 penalty on the value outputs' weights, from 0 to below 1 (default 0.01)")
+    parser.add_argument("--td-lambda", type=arg(options.unit_interval), default=1.0,
+                        help="1: fit the returns as recorded; below 1: refit to TD(lambda) returns, a first "
+                             "fit's values standing in for later turns' luck (default 1)")
     parser.add_argument("--check-games", type=arg(options.games), default=2000,
                         help="fresh games the result and the start play at the end, paired (default 2000)")
     options.add_training_arguments(parser, hidden=(32,), epochs=6, batch_size=1024, rate=2e-3, threads=2)
@@ -60,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
     exact = tuple(k for k in PLAY_KINDS if k in layout.columns and exactly_solved(layout.rules, k))
     spec = NetSpec.for_layout("guided", layout, args.hidden, played=DEFAULT_PLAYED, exact=exact)
     settings = FitSettings(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
-                           decay=args.decay, validation=args.validation, seed=args.seed)
+                           decay=args.decay, validation=args.validation, seed=args.seed,
+                           td_lambda=args.td_lambda)
     console = Console(stderr=True)
     started = time.perf_counter()
     with rounds_progress(console, args.games) as (say, advance):

@@ -174,9 +174,12 @@ def layer_sizes(text: str) -> tuple[int, ...]:
         raise ArgumentError(f"hidden layer sizes {text!r}: {error}") from None
 
 
+_DECIMAL = re.compile(r"\s*\+?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*")  # ASCII, not negative
+
+
 def learning_rate(text: str) -> float:
     """A step size above 0 and at most 1, in ASCII (e.g. ``0.003`` or ``3e-3``)."""
-    if re.fullmatch(r"\s*\+?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*", text):
+    if _DECIMAL.fullmatch(text):
         value = float(text)
         if 0 < value <= 1:
             return value
@@ -185,9 +188,16 @@ def learning_rate(text: str) -> float:
 
 def fraction(text: str) -> float:
     """A number from 0 up to (not including) 1, in ASCII."""
-    if re.fullmatch(r"\s*\+?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*", text) and 0 <= float(text) < 1:
+    if _DECIMAL.fullmatch(text) and 0 <= float(text) < 1:
         return float(text)
     raise ArgumentError(f"{text!r} is not a number from 0 to below 1")
+
+
+def unit_interval(text: str) -> float:
+    """A number from 0 to 1, both included, in ASCII."""
+    if _DECIMAL.fullmatch(text) and 0 <= float(text) <= 1:
+        return float(text)
+    raise ArgumentError(f"{text!r} is not a number from 0 to 1")
 
 
 def add_training_arguments(parser: argparse.ArgumentParser, hidden: tuple[int, ...], epochs: int, batch_size: int,
