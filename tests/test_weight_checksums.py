@@ -24,9 +24,9 @@ from yamb.rules import rules
 
 # 60 games (seed 2026) of each shipped bot, played with the files as shipped before they carried a
 # checksum, and a hash of their genome and cell values: re-saving them changed neither (the yamb and
-# jamb6 bots of 2026-11-25 were written with checksums).
+# jamb6 bots since 2026-11-25 were written with checksums).
 BOTS_BEFORE = {
-    "jamb6-6d-down-free-up-announce": (101777, "d82651fd8900632d"),  # fitted to the returns of play (yamb fit)
+    "jamb6-6d-down-free-up-announce": (102909, "44beb51fe6e6e675"),  # yamb fit, 2026-11-26
     "yahtzee-free-5d-free": (15319, "9cad552f0ef1b3c7"),
     "yamb-5d-down-up-free-announce": (67583, "23b79c82048b96fc"),  # fitted to the returns of play (yamb fit)
     "yatzy-5d-free": (14812, "4dc70f27728e2be1"),
