@@ -22,20 +22,21 @@ and the action played, for training (``robo_players.neural.imitation``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 
 from robo_players.base import Player
 from robo_players.neural.features import encode
+from robo_players.neural.rows import Rows
 from yamb.dice import DiceTables
 from yamb.engine import GameBatch, _bits_to_cells
 from yamb.layout import Layout
 
 
 @dataclass
-class Demonstrations:
+class Demonstrations(Rows):
     """Decisions of recorded games, one row each, in the order they were played.
 
     ``top`` indexes ``[fill CR | announce CR | roll]``; ``keep`` is the position
@@ -54,16 +55,6 @@ class Demonstrations:
     game: np.ndarray  # (n,) int32
     step: np.ndarray  # (n,) int32
     action: np.ndarray  # (n,) int32
-
-    def __len__(self) -> int:
-        return len(self.top)
-
-    def take(self, rows: np.ndarray) -> Demonstrations:
-        return Demonstrations(**{f.name: getattr(self, f.name)[rows] for f in fields(self)})
-
-    @classmethod
-    def concatenate(cls, parts: list[Demonstrations]) -> Demonstrations:
-        return cls(**{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)})
 
 
 @cache

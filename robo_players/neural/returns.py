@@ -28,7 +28,7 @@ second network is fitted.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
@@ -44,13 +44,14 @@ from robo_players.neural.build import neural_player
 from robo_players.neural.features import encode, score_scale
 from robo_players.neural.networks import CellValueNet, NetSpec
 from robo_players.neural.population import Population, genome_of
+from robo_players.neural.rows import Rows
 from robo_players.row_means import search_values
 from yamb.engine import GameBatch
 from yamb.errors import YambError
 
 
 @dataclass
-class Returns:
+class Returns(Rows):
     """Fills of recorded games, one row each: the table's features, the cell, the return."""
 
     features: np.ndarray  # (n, F) float32, table features (``features.encode`` without dice)
@@ -58,13 +59,6 @@ class Returns:
     target: np.ndarray  # (n,) float64 points from the fill to the end less the base search's value of it
     game: np.ndarray  # (n,) int64 game (its dice stream)
     turn: np.ndarray  # (n,) int64 cells filled before the fill
-
-    def __len__(self) -> int:
-        return len(self.fills)
-
-    @classmethod
-    def concatenate(cls, parts: list[Returns]) -> Returns:
-        return cls(**{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)})
 
 
 def record(policy: Player, base: ExpectimaxPlayer, batch: GameBatch, cell_values: np.ndarray,
