@@ -6,7 +6,9 @@ turn in the cell worth the most: a cell's value is its score against what the
 row is expected to bring, aware of the numbers bonus and the difference row
 (``robo_players.cell_values``), corrected by the network for a guided player.
 ``open_cell_values`` computes those values with the search's own kernels, for
-every open cell of the player to move, at the current dice. Other players
+every open cell of the player to move, at the current dice; a look-ahead
+player's (``best+lookahead``, ``robo_players.lookahead``) add what the next
+turns bring from the table the fill leaves, as its search does. Other players
 (random, greedy, smart, direct-policy networks, ...) keep no such values.
 """
 
@@ -18,6 +20,7 @@ from numba import njit
 from robo_players.base import Player
 from robo_players.cell_values import LEVELS, column_values
 from robo_players.expectimax import NO_CORRECTION, ExpectimaxPlayer, _correct, _fill_value, with_after
+from robo_players.lookahead import LookaheadPlayer
 from yamb.engine import GameBatch, single_thread
 from yamb.game import Cell, Game
 from yamb.rules import N_NUMBER_ROWS
@@ -44,9 +47,11 @@ def _fill_values(games, fills, filled, cells, player, dice, consts, tables, adju
                              levels, lin, num)
 
 
-def fill_values(player: ExpectimaxPlayer, batch: GameBatch, games: np.ndarray, fills: np.ndarray) -> np.ndarray:
+def fill_values(player: ExpectimaxPlayer | LookaheadPlayer, batch: GameBatch, games: np.ndarray,
+                fills: np.ndarray) -> np.ndarray:
     """(n,) float64: ``player``'s search value of filling open cell ``fills[i]`` of ``games[i]``'s
-    mover with the dice now (its corrections included, computed for ``games``)."""
+    mover with the dice now (its corrections included, computed for ``games``; a look-ahead
+    player's include the next turns)."""
     games = np.asarray(games, dtype=np.int64)
     corrections = getattr(player, "corrections", None)
     with single_thread():
@@ -61,7 +66,7 @@ def open_cell_values(player: Player, game: Game) -> dict[Cell, float] | None:
     """Each open cell of the player to move, valued as ``player``'s search values filling it with
     the current dice (jokers and the extra-Yahtzee bonus included); ``None`` for a player that
     does not value cells, or a game that is over."""
-    if not isinstance(player, ExpectimaxPlayer) or game.is_over():
+    if not isinstance(player, ExpectimaxPlayer | LookaheadPlayer) or game.is_over():
         return None
     lay, batch = game.layout, game.batch
     own = batch.filled[0, game.player]

@@ -502,22 +502,33 @@ class LookaheadPlayer:
                                          self.turns - 1, who)
         return out
 
-    def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
+    @property
+    def tables(self) -> tuple:
+        """The base search's tables (the look-ahead searches with them)."""
+        return self.base.tables
+
+    def corrections(self, batch: GameBatch, games: np.ndarray) -> tuple:
+        """What the search of ``games`` adds to the cell values, a row per game: the base's
+        corrections and the next turns' values (``_correct``'s four parts); the latter are kept
+        for the rest of each game's turn."""
         games = np.asarray(games, dtype=np.int64)
         after, turn = self._cache(batch)
+        stale = np.unique(games[turn[games] != batch.turn[games]])
+        if len(stale):
+            after[stale] = self.next_values(batch, stale)
+            turn[stale] = batch.turn[stale]
+        base = self.base
+        if type(base) is not ExpectimaxPlayer:
+            outputs, rows, scale = base.corrections(batch, games)
+            outputs = outputs[rows]
+        else:
+            outputs, scale = np.zeros((len(games), 2 * self.layout.n_cells), dtype=np.float32), 1.0
+        return outputs, np.arange(len(games), dtype=np.int64), scale, after[games]
+
+    def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
+        games = np.asarray(games, dtype=np.int64)
         with threads_for(len(games)):
-            stale = games[turn[games] != batch.turn[games]]
-            if len(stale):
-                after[stale] = self.next_values(batch, stale)
-                turn[stale] = batch.turn[stale]
-            base = self.base
-            if type(base) is not ExpectimaxPlayer:
-                outputs, rows, scale = base.corrections(batch, games)
-                outputs, rows = outputs[rows], np.arange(len(games), dtype=np.int64)  # a row per game, as after's
-            else:
-                outputs = np.zeros((len(games), 2 * self.layout.n_cells), dtype=np.float32)
-                rows, scale = np.arange(len(games), dtype=np.int64), 1.0
-            return base.search(batch, games, (outputs, rows, scale, after[games]))
+            return self.base.search(batch, games, self.corrections(batch, games))
 
 
 def split_name(name: str) -> tuple[str, int] | None:
