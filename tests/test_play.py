@@ -6,6 +6,7 @@ import io
 import json
 import os
 import re
+import signal
 import sys
 from collections import Counter
 from pathlib import Path
@@ -37,10 +38,13 @@ STATUS_LINE = re.compile(r"to move · roll (\d) of (\d)")
 
 # ----------------------------------------------------------------------------- helpers
 def spawn(*args: str) -> pexpect.spawn:
-    """``yamb play`` on a pseudo-terminal, without colours, wide enough for two sheets."""
+    """``yamb play`` on a pseudo-terminal, without colours, wide enough for two sheets, with Ctrl-C
+    interrupting it as at a terminal (a test run started in the background of a shell without job
+    control ignores SIGINT, and a child would inherit that)."""
     env = {**os.environ, "TERM": "dumb", "COLUMNS": "160", "LINES": "60"}
     return pexpect.spawn(sys.executable, ["-m", "yamb", "play", *args], cwd=ROOT, env=env,
-                         encoding="utf-8", timeout=120, dimensions=(60, 160))
+                         encoding="utf-8", timeout=120, dimensions=(60, 160),
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def last_dice(text: str) -> tuple[int, ...]:
