@@ -64,6 +64,22 @@ class RunState:
     python_random: object = None  # random.getstate(), saved with the checkpoint
     numpy_random: object = None  # np.random.get_state(), saved with the checkpoint
 
+    def __getstate__(self) -> dict:
+        """The fields, a CMA-ES strategy without ``BD``: it is ``B * diagD``, as DEAP computes it
+        after every update, so a third of the strategy's matrices need not be written."""
+        fields = dict(self.__dict__)
+        if isinstance(self.strategy, cma.Strategy):
+            slim = cma.Strategy.__new__(cma.Strategy)
+            slim.__dict__.update({k: v for k, v in vars(self.strategy).items() if k != "BD"})
+            fields["strategy"] = slim
+        return fields
+
+    def __setstate__(self, fields: dict) -> None:
+        self.__dict__.update(fields)
+        strategy = self.strategy
+        if isinstance(strategy, cma.Strategy) and not hasattr(strategy, "BD"):
+            strategy.BD = strategy.B * strategy.diagD
+
 
 def net_spec(config: EvolveConfig) -> NetSpec:
     """The network spec of a run's table and player."""
