@@ -16,6 +16,7 @@ file) is refused before it is unpickled.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import pickle
 import random
@@ -69,9 +70,8 @@ class RunState:
         after every update, so a third of the strategy's matrices need not be written."""
         fields = dict(self.__dict__)
         if isinstance(self.strategy, cma.Strategy):
-            slim = cma.Strategy.__new__(cma.Strategy)
-            slim.__dict__.update({k: v for k, v in vars(self.strategy).items() if k != "BD"})
-            fields["strategy"] = slim
+            fields["strategy"] = slim = copy.copy(self.strategy)  # the run's own strategy keeps its BD
+            del slim.BD
         return fields
 
     def __setstate__(self, fields: dict) -> None:

@@ -111,7 +111,7 @@ def test_the_fit_finds_each_cells_mean_return_over_a_shared_baseline() -> None:
     offsets = rng.normal(0, 5, cells)
     target = 200 * x[:, 0] + 50 * x[:, 1] + offsets[fills] + rng.normal(0, 10, n)
     returns = Returns(x, fills, target, np.arange(n) // 10, np.zeros(n, dtype=np.int64))
-    genome, predicted = fit(spec, returns, FitSettings(epochs=20, decay=0.0, seed=1))
+    genome, predicted = fit(spec, returns, FitSettings(epochs=20, decay=0.0, seed=1), predictions=True)
     net = Population(spec.build(), genome[None])
     out = net(x[None, :2000])[0]
     d = out[:, :cells].mean(axis=0) * scale

@@ -130,10 +130,11 @@ def split_games(returns: Returns, share: float, seed: int) -> tuple[np.ndarray, 
 
 
 def fit(spec: NetSpec, returns: Returns, settings: FitSettings,
-        progress: Callable[[int, float, float], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        progress: Callable[[int, float, float], None] | None = None,
+        predictions: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
     """The genome of a ``spec`` network whose value outputs (over ``score_scale``) fit ``returns``,
-    and the fitted return of every row (points); ``progress(epoch, train_mse, val_mse)`` in points
-    squared."""
+    and with ``predictions`` the fitted return of every row (points; else None);
+    ``progress(epoch, train_mse, val_mse)`` in points squared."""
     if spec.kind != "guided":
         raise YambError("returns are fitted by a guided network")
     torch.manual_seed(settings.seed)
@@ -175,12 +176,15 @@ def fit(spec: NetSpec, returns: Returns, settings: FitSettings,
     with torch.no_grad():
         model.out.weight[model.n_cells :].zero_()
         model.out.bias[model.n_cells :].zero_()
-        predicted = np.concatenate([model(x[i : i + 200_000], fills[i : i + 200_000]).numpy()
-                                    for i in range(0, len(returns), 200_000)] or [np.zeros(0, np.float32)])
     genome = genome_of(net)
     if not np.isfinite(genome).all():
         raise YambError(f"the fit diverged: its weights are not finite (lower the learning rate, now "
                         f"{settings.learning_rate:g})")
+    if not predictions:
+        return genome, None
+    with torch.no_grad():
+        predicted = np.concatenate([model(x[i : i + 200_000], fills[i : i + 200_000]).numpy()
+                                    for i in range(0, len(returns), 200_000)] or [np.zeros(0, np.float32)])
     return genome, predicted.astype(np.float64) * scale + turn_mean[returns.turn]
 
 
@@ -272,8 +276,9 @@ def improve(
                 f"validation {val_mse:,.1f} (points squared)")
 
         fit_settings = replace(settings, seed=round_seed(settings.seed, r, FIT))
-        genome, predicted = fit(spec, returns, fit_settings, epoch_done)
-        if settings.td_lambda < 1:
+        refit = settings.td_lambda < 1
+        genome, predicted = fit(spec, returns, fit_settings, epoch_done, predictions=refit)
+        if refit:
             say(f"refit to TD(lambda = {settings.td_lambda:g}) returns")
             returns = replace(returns, target=lambda_returns(returns, predicted, settings.td_lambda))
             genome, _ = fit(spec, returns, fit_settings, epoch_done)
