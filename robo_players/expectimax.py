@@ -461,7 +461,7 @@ class ExpectimaxPlayer:
         actions = np.empty(len(games), dtype=np.int64)
         adjust = with_after(adjust)
         chunks = min(-(-len(games) // BLOCK), CHUNKS_PER_THREAD * get_num_threads())
-        _search(games, batch._state, batch._consts, self.tables, *self._plans_of(batch), actions, adjust, chunks)
+        _search(games, batch.state, batch.constants, self.tables, *self._plans_of(batch), actions, adjust, chunks)
         return actions
 
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:

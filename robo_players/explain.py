@@ -57,8 +57,8 @@ def fill_values(player: ExpectimaxPlayer | LookaheadPlayer, batch: GameBatch, ga
     with single_thread():
         adjust = corrections(batch, games) if corrections is not None else NO_CORRECTION
     out = np.empty(len(games))
-    _fill_values(games, np.asarray(fills, dtype=np.int64), batch._state[0], batch._state[1], batch.player,
-                 batch.dice, batch._consts, player.tables, with_after(adjust), out)
+    _fill_values(games, np.asarray(fills, dtype=np.int64), batch.state[0], batch.state[1], batch.player,
+                 batch.dice, batch.constants, player.tables, with_after(adjust), out)
     return out
 
 

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from yamb.batch_arrays import STATE_ARRAYS
 from yamb.engine import GameBatch
-
-STATE = ("filled", "cells", "dice", "roll", "rolls_allowed", "pure", "announced", "answer", "player",
-         "turn", "last_announced", "bonuses", "done")
 
 
 def fork(batch: GameBatch, games: np.ndarray, seed: int | None = None,
@@ -20,6 +18,6 @@ def fork(batch: GameBatch, games: np.ndarray, seed: int | None = None,
     games = np.asarray(games, dtype=np.int64)
     out = GameBatch(batch.layout, len(games), seed=batch.seed if seed is None else seed,
                     streams=batch.streams[games] if streams is None else streams)
-    for key in STATE:
+    for key in STATE_ARRAYS:
         getattr(out, key)[:] = getattr(batch, key)[games]
     return out

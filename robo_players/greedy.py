@@ -106,5 +106,5 @@ class GreedyPlayer:
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         actions = np.empty(len(games), dtype=np.int64)
         with threads_for(len(games)):
-            _act(np.asarray(games, dtype=np.int64), batch._state, batch._consts, _tables(batch.rules), actions)
+            _act(np.asarray(games, dtype=np.int64), batch.state, batch.constants, _tables(batch.rules), actions)
         return actions

@@ -498,7 +498,7 @@ class LookaheadPlayer:
             for i in range(0, len(index), GAMES_AT_ONCE):
                 chunk = index[i:i + GAMES_AT_ONCE]
                 who = None if member is None else np.full(len(chunk), member, dtype=np.int64)
-                out[chunk] = self._ahead(games[chunk], batch.filled, batch.cells, batch.player, batch._consts,
+                out[chunk] = self._ahead(games[chunk], batch.filled, batch.cells, batch.player, batch.constants,
                                          self.turns - 1, who)
         return out
 

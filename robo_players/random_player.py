@@ -66,5 +66,5 @@ class RandomPlayer:
 
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         actions = np.empty(len(games), dtype=np.int64)
-        _choose(np.asarray(games, dtype=np.int64), batch._state, batch._consts, _SALT, actions)
+        _choose(np.asarray(games, dtype=np.int64), batch.state, batch.constants, _SALT, actions)
         return actions

@@ -179,5 +179,5 @@ class SmartPlayer:
         actions = np.empty(len(games), dtype=np.int64)
         tables = _tables(batch.rules, batch.layout.columns)
         with threads_for(len(games)):
-            _act(np.asarray(games, dtype=np.int64), batch._state, batch._consts, tables, actions)
+            _act(np.asarray(games, dtype=np.int64), batch.state, batch.constants, tables, actions)
         return actions

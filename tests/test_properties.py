@@ -47,7 +47,7 @@ def test_illegal_actions_are_refused_and_change_nothing(batch: GameBatch, seed: 
             break
         mask = batch.legal_actions(game)[0]
         illegal = np.flatnonzero(~mask)
-        before = [a.copy() for a in batch._state]
+        before = [a.copy() for a in batch.state]
         bad = rng.choice(illegal)
         try:
             batch.step(np.array([bad]), game)
@@ -55,5 +55,5 @@ def test_illegal_actions_are_refused_and_change_nothing(batch: GameBatch, seed: 
             assert str(error).startswith("cannot ") and "\n" not in str(error)
         else:
             raise AssertionError(f"{batch.layout.describe_action(bad)} was accepted")
-        assert all((a == b).all() for a, b in zip(before, batch._state))
+        assert all((a == b).all() for a, b in zip(before, batch.state))
         batch.step(np.array([rng.choice(np.flatnonzero(mask))]), game)

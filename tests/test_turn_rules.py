@@ -62,10 +62,10 @@ def cell(batch: GameBatch, column: int, row: str, player: int = 0) -> int:
 
 def refused(batch: GameBatch, move: str, needle: str) -> None:
     """The move raises IllegalMoveError naming the rule, and changes nothing."""
-    before = [a.copy() for a in batch._state]
+    before = [a.copy() for a in batch.state]
     with pytest.raises(IllegalMoveError, match=needle):
         play(batch, move)
-    assert all((a == b).all() for a, b in zip(before, batch._state))
+    assert all((a == b).all() for a, b in zip(before, batch.state))
 
 
 def column_cells(kind: str, rows: tuple[str, ...] = rules().rows) -> set[str]:
@@ -356,10 +356,10 @@ def test_order_violations_and_bad_actions_are_refused_with_the_rule() -> None:
 
 def test_one_illegal_action_in_a_step_changes_no_game() -> None:
     batch = GameBatch(layout(rules()), 3, seed=5)
-    before = [a.copy() for a in batch._state]
+    before = [a.copy() for a in batch.state]
     with pytest.raises(IllegalMoveError, match="order does not allow"):
         batch.step(np.array([13 + 0, 1, 13 + 12]))  # free:ones, down:twos, up:yamb
-    assert all((a == b).all() for a, b in zip(before, batch._state))
+    assert all((a == b).all() for a, b in zip(before, batch.state))
     with pytest.raises(IllegalMoveError, match="only one action per step"):
         batch.step(np.array([13, 14]), np.array([0, 0]))
 

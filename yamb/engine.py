@@ -20,6 +20,7 @@ import numba
 import numpy as np
 
 from yamb import kernels
+from yamb.batch_arrays import BatchState, Constants
 from yamb.checks import check_seed, is_int
 from yamb.columns import ANNOUNCE_ROLL, ORDINARY_KINDS
 from yamb.errors import IllegalMoveError, YambError
@@ -113,15 +114,10 @@ class Decisions:
 class GameBatch:
     """N games of one layout, stepped together.
 
-    Arrays (``N`` games, ``P`` players, ``C`` columns, ``R`` rows):
-    ``filled`` (N, P, C) row bitmasks; ``cells`` (N, P, C, R) scores;
-    ``dice`` (N,) multiset index; ``roll`` (N,) rolls made this turn;
-    ``rolls_allowed`` (N,); ``pure`` (N,) every die thrown by the latest roll;
-    ``announced`` (N,) announced cell or -1; ``answer`` (N,) counter-announce
-    cell that must be filled this turn or -1; ``player`` (N,); ``turn`` (N,)
-    turns played by all players; ``last_announced`` (N, P) row announced in
-    each player's last turn or -1; ``bonuses`` (N, P) extra Yahtzee bonuses;
-    ``done`` (N,).
+    Its arrays (``N`` games, ``P`` players, ``C`` columns, ``R`` rows) are
+    attributes named as the fields of ``yamb.batch_arrays.BatchState``, which
+    documents them; ``state`` gives them together, as the kernels take them, and
+    ``constants`` the layout's ``Constants``.
     """
 
     def __init__(
@@ -158,24 +154,25 @@ class GameBatch:
         self.bonuses = np.zeros((n, p), dtype=np.int16)
         self.done = np.zeros(n, dtype=bool)
         self._rows = np.arange(n, dtype=np.int64)
-        self._consts = self._constants()
-        kernels_for(n).apply(self._rows, np.full(n, kernels.START_TURN), *self._state, self._consts)
+        self.constants = self._constants()
+        kernels_for(n).apply(self._rows, np.full(n, kernels.START_TURN), *self.state, self.constants)
 
     # ----------------------------------------------------------------- kernel plumbing
     @property
-    def _state(self) -> tuple:
-        return (
+    def state(self) -> BatchState:
+        """The batch's arrays as the kernels take them (views, not copies)."""
+        return BatchState(
             self.filled, self.cells, self.dice, self.roll, self.rolls_allowed, self.pure,
             self.announced, self.answer, self.player, self.turn, self.last_announced,
             self.bonuses, self.done, self._base,
         )
 
-    def _constants(self) -> tuple:
+    def _constants(self) -> Constants:
         lay, rules = self.layout, self.rules
         dice = rules.dice
         kinds = np.array([COLUMN_CLASS[k] for k in lay.columns], dtype=np.uint32)
         order = lay.order_tables | (kinds[:, None] << np.uint32(kernels.KIND_SHIFT))
-        return (
+        return Constants(
             order, lay.n_rows, lay.players, rules.scores, rules.joker_scores,
             rules.five_alike_face, dice.keep_key, dice.keep_size.astype(np.int64),
             dice.roll_prefix_key, dice.key_to_keep, rules.n_dice, dice.n_keeps - dice.n_multisets,
@@ -199,7 +196,7 @@ class GameBatch:
         """Uniform floats in [0, 1), one per game, reproducible from (seed, stream, turn, roll)."""
         games = self._games(games)
         out = np.empty(len(games))
-        kernels.uniforms(games, self._state, salt, out)
+        kernels.uniforms(games, self.state, salt, out)
         return out
 
     # ----------------------------------------------------------------- legal actions
@@ -214,7 +211,7 @@ class GameBatch:
             must_announce=np.zeros(n, dtype=bool),
             may_roll=np.zeros(n, dtype=bool),
         )
-        kernels_for(n).legal(games, self._state, self._consts, bits, out.must_announce, out.may_roll)
+        kernels_for(n).legal(games, self.state, self.constants, bits, out.must_announce, out.may_roll)
         done = self.done[games]
         out.fill_bits[done] = 0
         out.announce_bits[done] = 0
@@ -258,7 +255,7 @@ class GameBatch:
         elif len(actions) and not 0 <= actions.min() <= actions.max() < self.layout.n_actions:
             bad = actions[(actions < 0) | (actions >= self.layout.n_actions)][0]
             raise IllegalMoveError(f"action {bad} is out of range 0..{self.layout.n_actions - 1}")
-        kernels_for(len(games)).apply(games, actions, *self._state, self._consts)
+        kernels_for(len(games)).apply(games, actions, *self.state, self.constants)
 
     def _check(self, games: np.ndarray, actions: np.ndarray) -> None:
         """Raise ``IllegalMoveError`` for the first illegal action, if any."""
@@ -268,7 +265,7 @@ class GameBatch:
             raise IllegalMoveError("each game may take only one action per step")
         bad = np.zeros(n, dtype=bool)
         scratch = np.empty((n, 2, self.layout.n_columns), dtype=np.uint32)
-        kernels_for(n).illegal(games, actions, self._state, self._consts, scratch, bad)
+        kernels_for(n).illegal(games, actions, self.state, self.constants, scratch, bad)
         if bad.any():
             i = int(np.argmax(bad))
             raise IllegalMoveError(self.explain_illegal(int(games[i]), int(actions[i])))

@@ -27,12 +27,7 @@ Performance notes:
   calls ``decision``, ``fill_score`` or ``counter_hash`` (the players), or they
   keep the old copy.
 
-State tuple: filled, cells, dice, roll, rolls_allowed, pure, announced, answer,
-player, turn, last_announced, bonuses, done, base.
-Constant tuple: order, n_rows, n_players, scores, joker_scores, five_face,
-keeps_key, keep_size, prefix_key, key_to_keep, n_dice, first_full, has_jokers,
-forced_joker, yz_row, pure_hand, rolls, last_turn_rolls, sub_keeps, n_sub_keeps,
-popcount.
+The state and constant tuples are ``yamb.batch_arrays.BatchState`` and ``Constants``.
 """
 
 from __future__ import annotations

@@ -125,7 +125,7 @@ def choose(batch: GameBatch, games: np.ndarray, scores: np.ndarray, rows: np.nda
     per_member = batch.n_games // max(len(cell_values), 1)
     out = np.empty(len(games), dtype=np.int64)
     with threads_for(len(games)):
-        _choose(np.asarray(games, dtype=np.int64), batch._state, batch._consts, batch.rules.dice.keeps,
+        _choose(np.asarray(games, dtype=np.int64), batch.state, batch.constants, batch.rules.dice.keeps,
                 np.ascontiguousarray(scores), np.asarray(rows, dtype=np.int64), bias, gain_weight, cell_values,
                 np.float32(score_scale(batch.layout)), per_member, out)
     return out
