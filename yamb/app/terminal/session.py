@@ -24,7 +24,7 @@ from yamb.app.moves import Move, cell_text, decode, faces_text, fill_scores
 from yamb.app.seats import load_bot
 from yamb.app.terminal.hand import arrange, positions_of
 from yamb.app.terminal.prompts import (KEEP_HELP, NO_WORDS, InputError, ask, cell_help, parse_cell,
-                                   parse_keep)
+                                       parse_keep)
 from yamb.app.terminal.render import Sheet, board, dice_table
 from yamb.app.terminal.savefile import SaveFileError, write_save
 from yamb.engine import single_thread

@@ -22,7 +22,7 @@ from yamb.app.moves import Move, cell_text, decode, faces_text, fill_scores
 from yamb.app.seats import Bots, bot_names, default_bot
 from yamb.app.sheet import computed_rows, sheet_rows
 from yamb.app.web.models import (CellOut, CellScore, CellValue, GameOut, HintOut, MoveIn, NewGame, Options,
-                             PresetOut, Seat, SheetRow, Standing, Step, Summary)
+                                 PresetOut, Seat, SheetRow, Standing, Step, Summary)
 from yamb.app.web.runs import RunInfo
 from yamb.app.web.store import GameStore, StaleGameError
 from yamb.columns import COLUMN_KINDS
