@@ -1,1 +1,1 @@
-"""Players of the batched engine: baselines, search, Monte Carlo, neural networks, humans."""
+"""Players of the batched engine: baselines, search, Monte Carlo, neural networks."""

@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from expected_scores.tables import load_distribution, load_table
+from yamb.layout import Layout
 from yamb.rules import N_NUMBER_ROWS, Rules
 
 NO_DIFFERENCE, PLAIN, CLAMPED = 0, 1, 2
@@ -105,6 +106,12 @@ def cell_model(rules: Rules, columns: tuple[str, ...]) -> CellModel:
         level_score=level_score,
         params=params,
     )
+
+
+def expected_cell_scores(layout: Layout) -> np.ndarray:
+    """Each cell's expected score ``(C, R)`` on ``layout``'s table, as the neural players measure
+    gains: the ``row_scores`` of ``Yamb-v0`` (``gymnasium.make("Yamb-v0", row_scores=expected_cell_scores)``)."""
+    return cell_model(layout.rules, layout.columns).expected
 
 
 @njit(cache=True)

@@ -17,6 +17,7 @@ import time
 import numpy as np
 import torch
 
+from robo_players.cell_values import expected_cell_scores
 import yamb  # noqa: F401 - registers Yamb-v0
 
 EVAL_SEED = 10**9  # evaluation games' seeds start here, far from training's
@@ -60,12 +61,12 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(1)
     print(f"MaskablePPO on {args.preset}, {args.steps} steps, {args.games} evaluation games, seed {args.seed}")
-    for row_scores in (False, True):
+    for row_scores in (None, expected_cell_scores):
         kwargs = {"preset": args.preset, "row_scores": row_scores}
         model, seconds = train(kwargs, args.steps, args.seed)
         scores = evaluate(model, kwargs, args.games)
         sem = scores.std(ddof=1) / np.sqrt(len(scores))
-        print(f"row_scores={row_scores}: mean {scores.mean():.2f} ± {sem:.2f}, "
+        print(f"row_scores={row_scores is not None}: mean {scores.mean():.2f} ± {sem:.2f}, "
               f"training {seconds:.0f} s, load average {os.getloadavg()[0]:.2f}", flush=True)
 
 

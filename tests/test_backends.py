@@ -18,7 +18,7 @@ from evolution.state import load_checkpoint
 from robo_players.neural.files import load_weights
 from tests.conftest import require_binary
 from tests.servers import free_port, loopback_network
-from yamb.cli import main
+from yamb.app.cli import main
 
 # the command (``yamb evolve --preset quick --generations 5 --seed 4``), on a smaller population
 RUN = ["--preset", "quick", "--generations", "5", "--seed", "4", "--population", "12", "--games", "20",

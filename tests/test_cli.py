@@ -79,7 +79,7 @@ def test_simulate_json_is_reproducible_whatever_the_batch_size() -> None:
 
 def test_evolve_help_names_every_preset(capsys: pytest.CaptureFixture[str]) -> None:
     from evolution.config import PRESETS
-    from yamb.cli import main
+    from yamb.app.cli import main
 
     assert main(["evolve", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from yamb.cli import main
+from yamb.app.cli import main
 
 SEED = 20261124
 CASES = 300

@@ -12,7 +12,7 @@ from conftest import play_against_reference, random_policy
 from scipy.stats import chisquare
 
 from yamb import YambError, engine, rules
-from yamb.cli import main
+from yamb.app.cli import main
 from yamb.dice import dice_tables
 from yamb.engine import GameBatch
 from yamb.layout import layout

@@ -10,11 +10,12 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
-from yamb import multiagent
 from expected_scores.tables import load_table
+from robo_players.cell_values import expected_cell_scores
+from yamb import multiagent
 from yamb.env import YambEnv, longest_game
-from yamb.multiagent import YambAECEnv
 from yamb.errors import IllegalMoveError, UnknownPresetError, YambError
+from yamb.multiagent import YambAECEnv
 
 CONFIGS = [
     {},
@@ -197,7 +198,7 @@ def test_vector_env_autoreset_after_the_all_zero_mask() -> None:
 
 
 def test_row_scores_add_the_dice_scores_and_the_gains_of_open_cells() -> None:
-    env = make(preset="yatzy", row_scores=True)
+    env = make(preset="yatzy", row_scores=expected_cell_scores)
     plain = make(preset="yatzy")
     obs, _ = env.reset(seed=3)
     base, _ = plain.reset(seed=3)
@@ -214,6 +215,12 @@ def test_row_scores_add_the_dice_scores_and_the_gains_of_open_cells() -> None:
     others = [r for r in range(n) if r != chance]
     assert np.allclose(gains[others], (scores[others] - expected.to_numpy()[others]) / 50, atol=1e-6)
     assert env.observation_space.contains(obs)
+
+
+@pytest.mark.parametrize("row_scores", [True, lambda layout: np.zeros(3)])
+def test_row_scores_must_be_a_function_giving_every_cell_an_expectation(row_scores) -> None:
+    with pytest.raises(YambError, match="row_scores"):
+        make(preset="yatzy", row_scores=row_scores)
 
 
 # ----------------------------------------------------------------- PettingZoo (multiplayer)

@@ -11,14 +11,14 @@ import pytest
 
 from evolution.algorithms import make_toolbox, play
 from evolution.config import ConfigError, EvolveConfig, from_preset, to_toml, with_settings
-from evolution.run import default_run_dir, evolve, resume, run_lock, start
 from evolution.individual import Individual
+from evolution.run import default_run_dir, evolve, resume, run_lock, start
 from evolution.state import CHECKPOINT, CheckpointError, load_checkpoint, new_state, save_checkpoint
 from robo_players.neural.bots import BOTS_DIR, bot_name
 from robo_players.neural.build import load_player
 from robo_players.neural.files import load_weights
 from robo_players.simulate import simulate
-from yamb.cli import main
+from yamb.app.cli import main
 
 TINY = dict(population=6, games=3, generations=3, hidden="4", final_games=8, hall_of_fame=2, elite=1)
 

@@ -14,7 +14,7 @@ from robo_players.neural.files import (FORMATS, NeuralWeights, WeightsFileError,
                                        weights_sha256)
 from robo_players.neural.networks import NetSpec
 from robo_players.simulate import simulate
-from yamb.cli import main
+from yamb.app.cli import main
 from yamb.layout import layout
 from yamb.rules import rules
 

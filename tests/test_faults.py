@@ -29,7 +29,7 @@ from robo_players.base import play
 from robo_players.random_player import RandomPlayer
 from tests.test_evolution import assert_same, outputs, tiny
 from yamb import atomic
-from yamb.cli import main
+from yamb.app.cli import main
 from yamb.engine import GameBatch
 from yamb.errors import IllegalMoveError
 from yamb.game import Game

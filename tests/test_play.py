@@ -17,18 +17,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import yamb
 from robo_players.base import play
 from robo_players.random_player import RandomPlayer
-from yamb.cli import main
+import yamb
+from yamb.app.cli import main
+from yamb.app.moves import decode, fill_scores
+from yamb.app.sheet import computed_rows, sheet_rows
+from yamb.app.terminal.hand import arrange, positions_of
+from yamb.app.terminal.prompts import InputError, match_name, parse_cell, parse_keep
+from yamb.app.terminal.savefile import SaveFileError, read_save
 from yamb.engine import GameBatch
 from yamb.game import Game
 from yamb.layout import layout
-from yamb.terminal.hand import arrange, positions_of
-from yamb.terminal.moves import decode, fill_scores
-from yamb.terminal.prompts import InputError, match_name, parse_cell, parse_keep
-from yamb.terminal.render import sheet_rows
-from yamb.terminal.savefile import SaveFileError, read_save
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPTS = ["announce> ", "keep> ", "fill> ", "game over"]
@@ -331,7 +331,7 @@ def test_kept_dice_stay_at_their_positions(shown: list[int], kept: set[int], rol
 def test_a_sheet_shows_every_row_once_and_every_computed_row(preset: str) -> None:
     game = Game(preset)
     table = game.table()
-    computed = tuple(name for name in next(iter(table.values())) if name not in game.rows)
+    computed = computed_rows(table, game.rows)
     rows = sheet_rows(game.rows, computed)
     names = [name for name, _ in rows]
     assert sorted(names) == sorted(game.rows + computed)

@@ -12,7 +12,7 @@ from robo_players.compare import mann_whitney_p, paired_difference, play_games, 
 from robo_players.greedy import GreedyPlayer
 from robo_players.random_player import RandomPlayer
 from robo_players.simulate import simulate
-from yamb.cli import main
+from yamb.app.cli import main
 from yamb.layout import layout
 from yamb.rules import rules
 

@@ -8,9 +8,9 @@ import pytest
 from robo_players.base import play
 from robo_players.forks import fork
 from robo_players.greedy import GreedyPlayer
-from robo_players.human import HumanPlayer
 from robo_players.montecarlo import MonteCarloPlayer
 from robo_players.simulate import simulate
+from yamb.app.terminal.human import HumanPlayer
 from yamb.engine import GameBatch
 from yamb.errors import YambError
 from yamb.layout import layout

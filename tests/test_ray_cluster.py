@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tests.servers import ray_cluster
 from tests.test_backends import assert_same_run
-from yamb.cli import main
+from yamb.app.cli import main
 
 # two chunks of 4 networks x 600 games: each takes a few seconds on a node
 RUN = ["--preset", "quick", "--generations", "3", "--seed", "4", "--population", "8", "--games", "600",

@@ -21,7 +21,7 @@ from evolution.sweep_study import (
     SweepError, SweepSettings, open_storage, read_settings, settle_settings, write_settings,
 )
 from robo_players.neural.population import genome_size
-from yamb.cli import main
+from yamb.app.cli import main
 
 TINY = SearchSpace(base="direct", population=(4, 6), games=(4, 6), generations=(2, 3),
                    ga_hidden=("2", "4"), cma_hidden=("1", "2"), final_games=30, settings={"game": "yatzy"})

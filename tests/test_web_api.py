@@ -14,9 +14,9 @@ from fastapi.testclient import TestClient
 
 from tests.conftest import reference_column_total
 from tests.web_helpers import make_run
+from yamb.app.web import Settings, create_app
 from yamb.game import Game
 from yamb.rules import rules
-from yamb.web import Settings, create_app
 
 
 @pytest.fixture

@@ -2,6 +2,6 @@
 
 import sys
 
-from yamb.cli import main
+from yamb.app.cli import main
 
 sys.exit(main())

@@ -10,14 +10,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from yamb.dice import FACES
 from yamb.errors import YambError
 from yamb.game import Game
 from yamb.layout import Layout
@@ -25,6 +24,7 @@ from yamb.rules import Rules, rules as preset_rules
 
 ILLEGAL_ACTION_RULES = ("penalize", "raise")
 SEED_BOUND = 2**63
+CellExpectations = Callable[[Layout], np.ndarray]  # a table's layout -> each cell's expected score, (C, R)
 
 
 class ObservationEncoder:
@@ -35,7 +35,7 @@ class ObservationEncoder:
     counter-announcement to answer.
     """
 
-    def __init__(self, layout: Layout, row_scores: bool = False) -> None:
+    def __init__(self, layout: Layout, row_scores: CellExpectations | None = None) -> None:
         self.layout = layout
         rules = layout.rules
         row_best = np.maximum(rules.scores.max(axis=0), rules.joker_scores.max(axis=0))
@@ -44,12 +44,9 @@ class ObservationEncoder:
         self.basic_size = 3 * layout.n_cells + layout.n_columns + 9
         low = np.zeros(self.basic_size, dtype=np.float32)
         self._expected: np.ndarray | None = None
-        if row_scores:
-            from robo_players.cell_values import cell_model
-            from robo_players.neural.features import score_scale
-
-            self._expected = cell_model(rules, layout.columns).expected.ravel().astype(np.float32)
-            self._scale = np.float32(score_scale(layout))
+        if row_scores is not None:
+            self._expected = _cell_expectations(row_scores, layout)
+            self._scale = np.float32(np.abs(rules.scores).max())
             low = np.concatenate([low, np.zeros(layout.n_rows), np.full(layout.n_cells, -1.0)]).astype(np.float32)
         self.size = len(low)
         self.space = spaces.Box(low, np.ones(self.size, dtype=np.float32), dtype=np.float32)
@@ -91,6 +88,17 @@ class ObservationEncoder:
         dice_scores = game.rules.scores[game.batch.dice[0]].astype(np.float32)
         gains = np.tile(dice_scores, self.layout.n_columns) - self._expected
         return [dice_scores / self._scale, np.where(self._filled(game, player) == 0, gains / self._scale, 0.0)]
+
+
+def _cell_expectations(row_scores: CellExpectations, layout: Layout) -> np.ndarray:
+    """``row_scores(layout)`` as a flat float32 vector of the table's cells; YambError if it is not one."""
+    if not callable(row_scores):
+        raise YambError(f"row_scores takes a function of the table's layout giving each cell's expected score "
+                        f"(e.g. robo_players.cell_values.expected_cell_scores), not {row_scores!r}")
+    expected = np.asarray(row_scores(layout), dtype=np.float64)
+    if expected.size != layout.n_cells:
+        raise YambError(f"row_scores gave {expected.size} expected scores for a table of {layout.n_cells} cells")
+    return expected.ravel().astype(np.float32)
 
 
 class YambEnv(gymnasium.Env[np.ndarray, np.int64]):
@@ -135,10 +143,16 @@ class YambEnv(gymnasium.Env[np.ndarray, np.int64]):
     | ``3CR+8 .. 3CR+C+7``  | numbers-sum progress of column c: min(numbers_sum / bonus threshold, 1) | 0 | 1 |
     | ``3CR+C+8``           | every die was thrown by the latest roll (a "pure" hand)     | 0   | 1   |
 
-    With ``row_scores=True`` ``R + CR`` entries follow (``4CR + C + R + 9`` in
+    With ``row_scores`` ``R + CR`` entries follow (``4CR + C + R + 9`` in
     all), what the project's neural players see of the dice (``S`` is the
-    preset's largest score, ``E`` a cell's expected score from the solver's
-    tables: one optimal turn for the row, one roll in a ``hand`` column):
+    preset's largest score, ``E`` a cell's expected score as ``row_scores``
+    gives it; the players' own, from the solver's tables, are
+    ``robo_players.cell_values.expected_cell_scores``: one optimal turn for the
+    row, one roll in a ``hand`` column):
+
+        from robo_players.cell_values import expected_cell_scores
+
+        env = gymnasium.make("Yamb-v0", preset="yatzy", row_scores=expected_cell_scores)
 
     | index                      | meaning                                          | min | max |
     | -------------------------- | ------------------------------------------------ | --- | --- |
@@ -168,7 +182,7 @@ class YambEnv(gymnasium.Env[np.ndarray, np.int64]):
     ## Arguments
 
     ``gymnasium.make("Yamb-v0", preset="yamb", columns=None, dice=None, joker=None,
-    illegal_action="penalize", illegal_reward=-1.0, max_steps=None, row_scores=False)``
+    illegal_action="penalize", illegal_reward=-1.0, max_steps=None, row_scores=None)``
 
     - ``preset``: ``yamb``, ``jamb6``, ``yatzy`` or ``yahtzee``.
     - ``columns``: column kinds of the table (default: the preset's table).
@@ -178,7 +192,9 @@ class YambEnv(gymnasium.Env[np.ndarray, np.int64]):
       unchanged, ``info["illegal_action"]`` names the broken rule) or ``raise``
       (``yamb.IllegalMoveError``).
     - ``max_steps``: steps before the episode is truncated (at least ``longest_game(layout)``).
-    - ``row_scores``: add the dice's row scores and the open cells' gains to the observation.
+    - ``row_scores``: a function of the table's ``Layout`` giving each cell's
+      expected score, shape ``(C, R)``; with one the observation adds the
+      dice's row scores and the open cells' gains over those expectations.
 
     ## Info
 
@@ -197,7 +213,7 @@ class YambEnv(gymnasium.Env[np.ndarray, np.int64]):
         illegal_action: str = "penalize",
         illegal_reward: float = -1.0,
         max_steps: int | None = None,
-        row_scores: bool = False,
+        row_scores: CellExpectations | None = None,
     ) -> None:
         if illegal_action not in ILLEGAL_ACTION_RULES:
             raise YambError(

@@ -5,9 +5,9 @@ that calls an edited function of another module would run its stale compiled
 code. Here the cache folder is named after a hash of every source file of the
 packages that hold compiled code or the tables it reads: any edit to them
 (or an upgrade) starts a fresh folder and nothing stale is ever loaded. The
-applications (``evolution``, the CLI, the terminal game, the web app) hold
-none, so editing them recompiles nothing (a test keeps them free of compiled
-code). Folders unused for a week are removed. A ``NUMBA_CACHE_DIR`` set by
+applications (``yamb.app``: the CLI, the terminal game, the web app) and
+``evolution`` hold none, so editing them recompiles nothing (a test keeps them
+free of compiled code). Folders unused for a week are removed. A ``NUMBA_CACHE_DIR`` set by
 the user is left alone.
 """
 
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 PACKAGES = ("yamb", "expected_scores", "robo_players")
-APPLICATIONS = ("yamb/cli", "yamb/terminal", "yamb/web")  # inside PACKAGES, without compiled code
+APPLICATIONS = ("yamb/app",)  # inside PACKAGES, without compiled code
 KEEP_SECONDS = 7 * 24 * 3600
 
 

@@ -6,8 +6,8 @@ import argparse
 import json
 import time
 
-from yamb.cli import options
-from yamb.cli.options import add_table_arguments, arg, layout_from
+from yamb.app.cli import options
+from yamb.app.cli.options import add_table_arguments, arg, layout_from
 
 HELP = "play N solitaire games with a player and print score statistics"
 

@@ -18,6 +18,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from robo_players.explain import open_cell_values
+from yamb.app.moves import Move, cell_text, decode, faces_text, fill_scores
+from yamb.app.seats import Bots, bot_names, default_bot
+from yamb.app.sheet import computed_rows, sheet_rows
+from yamb.app.web.models import (CellOut, CellScore, CellValue, GameOut, HintOut, MoveIn, NewGame, Options,
+                                 PresetOut, Seat, SheetRow, Standing, Step, Summary)
+from yamb.app.web.runs import RunInfo
+from yamb.app.web.store import GameStore, StaleGameError
 from yamb.columns import COLUMN_KINDS
 from yamb.engine import single_thread
 from yamb.errors import YambError
@@ -25,14 +32,6 @@ from yamb.game import Cell, Game
 from yamb.layout import layout
 from yamb.presets import PRESETS
 from yamb.rules import JOKER_OPTIONS, rules
-from yamb.terminal.bots import default_bot
-from yamb.terminal.moves import Move, cell_text, decode, faces_text, fill_scores
-from yamb.terminal.render import sheet_rows
-from yamb.web.bots import Bots
-from yamb.web.models import (CellOut, CellScore, CellValue, GameOut, HintOut, MoveIn, NewGame, Options,
-                             PresetOut, Seat, SheetRow, Standing, Step, Summary)
-from yamb.web.runs import RunInfo
-from yamb.web.store import GameStore, StaleGameError
 
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 LOG_SHOWN = 60  # log entries sent with a game
@@ -109,7 +108,7 @@ class Games:
             presets.append(PresetOut(name=name, rows=list(spec.scorers), columns=list(spec.columns),
                                      dice=list(spec.dice_options),
                                      jokers=list(JOKER_OPTIONS) if spec.joker_rows else []))
-        return Options(presets=presets, column_kinds=list(COLUMN_KINDS), bots=self.bots.names(),
+        return Options(presets=presets, column_kinds=list(COLUMN_KINDS), bots=bot_names(),
                        default_bot=default_bot(), runs=[run_out(run) for run in runs], max_players=6)
 
     def _load(self, game_id: str) -> Live:
@@ -145,7 +144,7 @@ class Games:
         lay = game.layout
         tables = [game.table(p) for p in range(game.players)]
         scores = game.scores()
-        computed = tuple(name for name in tables[0][game.columns[0]] if name not in game.rows)
+        computed = computed_rows(game.table(), game.rows)
         return GameOut(
             id=game_id, preset=game.rules.name, dice_count=game.rules.n_dice, joker=game.rules.joker,
             kinds=list(lay.columns), columns=list(game.columns), rows=list(game.rows),

@@ -14,8 +14,8 @@ from typing import TypeVar
 from rich.console import Console
 from rich.text import Text
 
+from yamb.app.terminal.hand import positions_of
 from yamb.errors import YambError
-from yamb.terminal.hand import positions_of
 
 T = TypeVar("T")
 HINT = "?"

@@ -20,15 +20,15 @@ from rich.rule import Rule
 from rich.text import Text
 
 from robo_players.base import Player
+from yamb.app.moves import Move, cell_text, decode, faces_text, fill_scores
+from yamb.app.seats import load_bot
+from yamb.app.terminal.hand import arrange, positions_of
+from yamb.app.terminal.prompts import (KEEP_HELP, NO_WORDS, InputError, ask, cell_help, parse_cell,
+                                       parse_keep)
+from yamb.app.terminal.render import Sheet, board, dice_table
+from yamb.app.terminal.savefile import SaveFileError, write_save
 from yamb.engine import single_thread
 from yamb.game import Cell, Game
-from yamb.terminal.bots import load_bot
-from yamb.terminal.hand import arrange, positions_of
-from yamb.terminal.moves import Move, cell_text, decode, faces_text, fill_scores
-from yamb.terminal.prompts import (KEEP_HELP, NO_WORDS, InputError, ask, cell_help, parse_cell,
-                                   parse_keep)
-from yamb.terminal.render import Sheet, board, dice_table
-from yamb.terminal.savefile import SaveFileError, write_save
 
 T = TypeVar("T")
 BACK_WORDS = ("back", "b")

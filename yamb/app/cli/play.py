@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from yamb.cli import options
-from yamb.cli.options import add_table_arguments, arg
+from yamb.app.cli import options
+from yamb.app.cli.options import add_table_arguments, arg
 
 TABLE_AND_SEATS = ("preset", "dice", "joker", "columns", "humans", "bots", "seed")  # a saved game has its own
 
@@ -35,12 +35,12 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
-    from yamb.cli.options import layout_from
+    from yamb.app.cli.options import layout_from
+    from yamb.app.seats import default_bot
+    from yamb.app.terminal.savefile import SaveFileError, read_save
+    from yamb.app.terminal.session import Seat, Session
     from yamb.errors import YambError
     from yamb.game import Game
-    from yamb.terminal.bots import default_bot
-    from yamb.terminal.savefile import SaveFileError, read_save
-    from yamb.terminal.session import Seat, Session
 
     console = Console(highlight=False, markup=False)
     bot = args.bot or default_bot()

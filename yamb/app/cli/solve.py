@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from yamb.cli import options
-from yamb.cli.options import add_table_arguments, arg
+from yamb.app.cli import options
+from yamb.app.cli.options import add_table_arguments, arg
 
 HELP = "solve a one-column table exactly (yatzy, yahtzee; or one down/up/free/announce column) and print its optimum"
 
@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     from expected_scores.optimal_play import SolvedPlayer
     from expected_scores.solve import cache_path, solve, table_kind
     from robo_players.simulate import simulate, summary
-    from yamb.cli.options import rules_from
+    from yamb.app.cli.options import rules_from
     from yamb.errors import YambError
     from yamb.layout import layout
 

@@ -10,8 +10,8 @@ if TYPE_CHECKING:
 
     from robo_players.neural.networks import NetSpec
 
-from yamb.cli import options
-from yamb.cli.options import arg
+from yamb.app.cli import options
+from yamb.app.cli.options import arg
 
 HELP = "export a run's best player (weights and metadata) as pt, safetensors, onnx or npz"
 

@@ -17,10 +17,11 @@ from pathlib import Path
 
 from evolution.report import BEST_FILE, LOGBOOK_FILE
 from evolution.run import CONFIG_FILE
+from robo_players.neural.files import load_weights
+from yamb.app.seats import RUN_BOT_PREFIX
 
 CURVE_COLUMNS = ("gen", "avg", "std", "min", "max", "expectimax")
 SHOWN_SETTINGS = ("game", "columns", "dice", "joker", "player", "algorithm", "population", "generations", "games")
-RUN_BOT_PREFIX = "run:"
 
 
 @dataclass(frozen=True)
@@ -105,3 +106,11 @@ class RunList:
         """The best player's weights of the listed run ``name``, if it has them."""
         path = self.directory(name)
         return path / BEST_FILE if path is not None and (path / BEST_FILE).is_file() else None
+
+    def best_table(self, name: str) -> dict | None:
+        """The table (preset, dice, joker, columns) the listed run ``name``'s best player was evolved for."""
+        path = self.best_file(name)
+        if path is None:
+            return None
+        spec = load_weights(path).spec
+        return {"preset": spec.preset, "dice": spec.dice, "joker": spec.joker, "columns": list(spec.columns)}

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import argparse
 
-from yamb.cli import options
-from yamb.cli.options import add_table_arguments, arg, layout_from
+from yamb.app.cli import options
+from yamb.app.cli.options import add_table_arguments, arg
+from yamb.app.cli.training import add_training_arguments, save_network, start_training
 
 HELP = "train a direct network to imitate a teacher player (a warm start for yamb evolve --init)"
 MAX_GAMES = 1_000_000  # games recorded per round: about 160 decisions of 200 float32 features each
@@ -32,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="teacher games whose mean final cells become the network's cell values (default 2000)")
     parser.add_argument("--check-games", type=arg(options.games), default=1000,
                         help="fresh games played by the result at the end (default 1000)")
-    options.add_training_arguments(parser, hidden=(64,), epochs=10, batch_size=512, rate=3e-3, threads=1)
+    add_training_arguments(parser, hidden=(64,), epochs=10, batch_size=512, rate=3e-3, threads=1)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,17 +42,11 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
     from rich.console import Console
 
-    from evolution.evaluate import init_worker
-    from robo_players.neural.files import NeuralWeights, format_of, save_weights
     from robo_players.neural.imitation import TrainSettings, imitate
     from robo_players.neural.networks import NetSpec
-    from robo_players.registry import make_player
-    from yamb.cli.rounds import rounds_progress
+    from yamb.app.cli.rounds import rounds_progress
 
-    format_of(args.out)  # an unknown suffix fails now, not after the training
-    init_worker(args.threads)
-    layout = layout_from(args)
-    teacher = make_player(args.teacher, layout)
+    layout, teacher = start_training(args, args.teacher)
     spec = NetSpec.for_layout("direct", layout, args.hidden)
     settings = TrainSettings(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
                              validation=args.validation, seed=args.seed)
@@ -69,9 +64,8 @@ def run(args: argparse.Namespace) -> int:
                          check_games=args.check_games, say=say, advance=advance, epoch_done=epoch_done)
     scores = result.check_scores
     sem = f" ± {scores.std(ddof=1) / np.sqrt(len(scores)):.2f}" if len(scores) > 1 else ""
-    info = {"fitness": float(scores.mean()), "seed": args.seed, "run_preset": f"imitate-{teacher.name}",
-            "generation": 0, "games": args.games * (args.dagger + 1)}
-    save_weights(NeuralWeights(spec, result.genome, result.cell_values, info), args.out)
+    save_network(args, spec, result.genome, result.cell_values, fitness=float(scores.mean()),
+                 run_preset=f"imitate-{teacher.name}", generation=0, games=args.games * (args.dagger + 1))
     console.print(f"on {len(scores):,} fresh games: {scores.mean():.2f}{sem} (teacher {teacher.name}: "
                   f"{result.teacher_mean:.2f} on the recorded games); {time.perf_counter() - started:.0f} s")
     console.print(f"wrote {args.out}: direct network {list(args.hidden)}, {result.genome.size:,} weights; "

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from yamb.cli import options
-from yamb.cli.options import arg
+from yamb.app.cli import options
+from yamb.app.cli.options import arg
 
 TYPES = {int: arg(options.whole_number)}  # ASCII digits; evolution/config.py checks the ranges
 

@@ -13,7 +13,7 @@ import argparse
 import importlib
 import sys
 
-from yamb.cli.options import Parser
+from yamb.app.cli.options import Parser
 from yamb.errors import YambError
 
 COMMANDS = ("score", "simulate", "bench", "play", "expected-scores", "solve", "compare", "evolve", "imitate", "fit", "export", "sweep", "serve")
@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
-        module = importlib.import_module(f"yamb.cli.{name.replace('-', '_')}")
+        module = importlib.import_module(f"yamb.app.cli.{name.replace('-', '_')}")
         command = sub.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(command)
         command.set_defaults(run=module.run)

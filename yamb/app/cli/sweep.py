@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import argparse
 
-from yamb.cli import options
-from yamb.cli.options import arg
+from yamb.app.cli import options
+from yamb.app.cli.options import arg
 
 HELP = "sweep evolution settings with Optuna (yamb sweep [DIR] --trials N; yamb sweep report DIR)"
 DEFAULT_TRIALS = 20

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from yamb.cli import options
-from yamb.cli.options import add_table_arguments, arg, layout_from
+from yamb.app.cli import options
+from yamb.app.cli.options import add_table_arguments, arg, layout_from
 
 HELP = "play the same games with several players and compare them (mean, sem, rows, wins, paired differences, Mann-Whitney U)"
 

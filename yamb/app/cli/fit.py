@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import argparse
 
-from yamb.cli import options
-from yamb.cli.options import add_table_arguments, arg, layout_from
+from yamb.app.cli import options
+from yamb.app.cli.options import add_table_arguments, arg
+from yamb.app.cli.training import add_training_arguments, save_network, start_training
 
 HELP = "fit a search-guided network to the returns of play, round by round (policy iteration)"
 MAX_GAMES = 400_000  # games recorded per round: about 50 fills of 120 float32 features each (24 KB a game)
@@ -35,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "fit's values standing in for later turns' luck (default 1)")
     parser.add_argument("--check-games", type=arg(options.games), default=2000,
                         help="fresh games the result and the start play at the end, paired (default 2000)")
-    options.add_training_arguments(parser, hidden=(32,), epochs=6, batch_size=1024, rate=2e-3, threads=2)
+    add_training_arguments(parser, hidden=(32,), epochs=6, batch_size=1024, rate=2e-3, threads=2)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -43,23 +44,17 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
-    from evolution.evaluate import init_worker
     from robo_players.column_exact import PLAY_KINDS, exactly_solved
     from robo_players.compare import paired_difference
     from robo_players.neural.build import neural_player
-    from robo_players.neural.files import NeuralWeights, format_of, save_weights
     from robo_players.neural.networks import NetSpec
     from robo_players.neural.population import Population
     from robo_players.neural.returns import FitSettings, improve, round_seed
-    from robo_players.registry import make_player
     from robo_players.row_means import DEFAULT_PLAYED
     from robo_players.simulate import simulate
-    from yamb.cli.rounds import rounds_progress
+    from yamb.app.cli.rounds import rounds_progress
 
-    format_of(args.out)  # an unknown suffix fails now, not after the rounds
-    init_worker(args.threads)
-    layout = layout_from(args)
-    start = make_player(args.start, layout)
+    layout, start = start_training(args, args.start)
     exact = tuple(k for k in PLAY_KINDS if k in layout.columns and exactly_solved(layout.rules, k))
     spec = NetSpec.for_layout("guided", layout, args.hidden, played=DEFAULT_PLAYED, exact=exact)
     settings = FitSettings(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
@@ -75,9 +70,8 @@ def run(args: argparse.Namespace) -> int:
         ours = simulate(layout, fitted, args.check_games, seed=seed, check=True)
         theirs = simulate(layout, start, args.check_games, seed=seed, check=True)
     diff = paired_difference(ours, theirs)
-    info = {"fitness": float(ours.mean()), "seed": args.seed, "run_preset": f"fit-{start.name}",
-            "generation": args.rounds, "games": args.games * args.rounds}
-    save_weights(NeuralWeights(spec, genome, cell_values, info), args.out)
+    save_network(args, spec, genome, cell_values, fitness=float(ours.mean()), run_preset=f"fit-{start.name}",
+                 generation=args.rounds, games=args.games * args.rounds)
     out = Console()
     verdict = "better" if diff["mean"] > 0 and diff["p"] < 0.05 else "worse" if diff["p"] < 0.05 else "no clear difference"
     out.print(f"on {args.check_games:,} fresh games: fitted {ours.mean():.2f}, {start.name} {theirs.mean():.2f}; "

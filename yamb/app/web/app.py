@@ -1,8 +1,8 @@
 """The web server: the page at ``/``, the runs page at ``/runs`` and the JSON API under ``/api/``.
 
 ``create_app(settings)`` builds a FastAPI application around one SQLite store
-(``yamb.web.store``), the bots (``yamb.web.bots``) and the runs directory
-(``yamb.web.runs``). Bad input of any kind gets a 4xx JSON answer
+(``yamb.app.web.store``), the bots (``yamb.app.seats``) and the runs directory
+(``yamb.app.web.runs``). Bad input of any kind gets a 4xx JSON answer
 ``{"detail": "..."}``: 400 with the engine's message for an illegal move or an
 impossible table, 404 for an unknown game or run, 409 for a move that is not
 the caller's to make, 413 for a body over ``max_body_bytes``, 422 for JSON that
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -23,14 +24,14 @@ from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
+from yamb.app.seats import Bots
+from yamb.app.web.games import ConflictError, Games, NotFoundError, TooManyGamesError, run_out
+from yamb.app.web.models import ErrorOut, GameOut, HintOut, MoveIn, NewGame, Options, RunDetail, RunOut, Step
+from yamb.app.web.runs import RunList, read_curve
+from yamb.app.web.store import GameStore
 from yamb.errors import YambError
-from yamb.web.bots import Bots
-from yamb.web.games import ConflictError, Games, NotFoundError, TooManyGamesError, run_out
-from yamb.web.models import ErrorOut, GameOut, HintOut, MoveIn, NewGame, Options, RunDetail, RunOut, Step
-from yamb.web.runs import RunList, read_curve
-from yamb.web.store import GameStore
 
-STATIC = Path(str(files("yamb.web") / "static"))
+STATIC = Path(str(files("yamb.app.web") / "static"))
 ERRORS = {NotFoundError: 404, ConflictError: 409, TooManyGamesError: 429, YambError: 400}
 ERROR_RESPONSES = {code: {"model": ErrorOut} for code in (400, 404, 409, 413, 429)}
 
@@ -105,7 +106,7 @@ def create_app(settings: Settings) -> FastAPI:
     stays free to read requests and keep connections)."""
     store = GameStore(settings.db)
     runs = RunList(settings.runs)
-    bots = Bots(runs)
+    bots = Bots(runs.best_file)
     games = Games(store, bots, settings.max_open_games, settings.idle_seconds)
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="yamb-games")
 
@@ -149,29 +150,27 @@ def create_app(settings: Settings) -> FastAPI:
         """Start a game; its id in the answer is the only way back to it."""
         return await queued(games.create, new)
 
-    @app.get("/api/games/{game_id}", response_model=GameOut)
-    async def get_game(game_id: str) -> GameOut:
-        return await queued(games.get, game_id)
+    def game_route(method: str, path: str, name: str, work: Callable[[str], object], answer: object,
+                   doc: str) -> None:
+        """``method`` on ``/api/games/{game_id}`` + ``path`` answers ``work(game_id)``, on the games' thread."""
+        async def endpoint(game_id: str) -> object:
+            return await queued(work, game_id)
 
-    @app.get("/api/games/{game_id}/log", response_model=list[Step])
-    async def game_log(game_id: str) -> list[Step]:
-        """Every move of the game, first to last (a game's state carries the last 60)."""
-        return await queued(games.log, game_id)
+        endpoint.__doc__ = doc
+        app.add_api_route(f"/api/games/{{game_id}}{path}", endpoint, methods=[method], name=name, response_model=answer)
+
+    game_route("GET", "", "get_game", games.get, GameOut, "The game as it stands.")
+    game_route("GET", "/log", "game_log", games.log, list[Step],
+               "Every move of the game, first to last (a game's state carries the last 60).")
 
     @app.post("/api/games/{game_id}/moves", response_model=GameOut)
     async def move(game_id: str, move: MoveIn) -> GameOut:
         """A person's move: ``roll`` keeping ``keep`` (faces), ``fill`` or ``announce`` a cell."""
         return await queued(games.move, game_id, move)
 
-    @app.post("/api/games/{game_id}/bot", response_model=GameOut)
-    async def bot_step(game_id: str) -> GameOut:
-        """One step (one action) of the bot to move."""
-        return await queued(games.bot_step, game_id)
-
-    @app.get("/api/games/{game_id}/hint", response_model=HintOut)
-    async def hint(game_id: str) -> HintOut:
-        """What the game's bot would do in the mover's place, and its value of every open cell."""
-        return await queued(games.hint, game_id)
+    game_route("POST", "/bot", "bot_step", games.bot_step, GameOut, "One step (one action) of the bot to move.")
+    game_route("GET", "/hint", "hint", games.hint, HintOut,
+               "What the game's bot would do in the mover's place, and its value of every open cell.")
 
     @app.get("/api/runs", response_model=list[RunOut])
     async def list_runs() -> list[dict]:
@@ -186,7 +185,7 @@ def create_app(settings: Settings) -> FastAPI:
             if name not in listed:
                 raise NotFoundError(f"no run {name!r}")
             return {**run_out(listed[name]), "curve": read_curve(runs.directory(name)),
-                    "table": bots.run_table(name)}
+                    "table": runs.best_table(name)}
         return await queued(detail)
 
     return app

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from yamb.cli import options
-from yamb.cli.options import arg
+from yamb.app.cli import options
+from yamb.app.cli.options import arg
 
 HELP = "exact expected score of every row (one roll; one optimal turn); --out DIR writes the CSV tables"
 

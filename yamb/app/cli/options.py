@@ -198,23 +198,3 @@ def unit_interval(text: str) -> float:
     if _DECIMAL.fullmatch(text) and 0 <= float(text) <= 1:
         return float(text)
     raise ArgumentError(f"{text!r} is not a number from 0 to 1")
-
-
-def add_training_arguments(parser: argparse.ArgumentParser, hidden: tuple[int, ...], epochs: int, batch_size: int,
-                           rate: float, threads: int) -> None:
-    """The options of a command that trains a network on recorded games (``imitate``, ``fit``),
-    with its defaults: layers, epochs, minibatch, Adam's rate, validation share, seed, threads, output."""
-    parser.add_argument("--hidden", type=arg(layer_sizes), default=hidden,
-                        help=f"hidden layer sizes, comma-separated (default {','.join(map(str, hidden))})")
-    parser.add_argument("--epochs", type=arg(integer(1, 10_000)), default=epochs,
-                        help=f"epochs per round (default {epochs})")
-    parser.add_argument("--batch-size", type=arg(integer(1, 1_000_000)), default=batch_size,
-                        help=f"minibatch (default {batch_size})")
-    parser.add_argument("--learning-rate", type=arg(learning_rate), default=rate, help=f"Adam's (default {rate:g})")
-    parser.add_argument("--validation", type=arg(fraction), default=0.1,
-                        help="share of the games held out for validation (default 0.1)")
-    parser.add_argument("--seed", type=arg(seed), default=0, help="seed of every random choice (default 0)")
-    parser.add_argument("--threads", type=arg(integer(1, 1024)), default=threads,
-                        help=f"torch and numba threads (default {threads})")
-    parser.add_argument("--out", metavar="FILE", type=arg(output_file), required=True,
-                        help="weights file to write (.pt, .safetensors, .npz or .onnx)")

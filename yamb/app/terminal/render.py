@@ -14,12 +14,11 @@ from rich.columns import Columns
 from rich.table import Table
 from rich.text import Text
 
+from yamb.app.sheet import computed_rows, sheet_rows
 from yamb.game import Cell
-from yamb.rules import N_NUMBER_ROWS
 
 OPEN = "·"
 ANNOUNCEABLE = "◇"
-DIFFERENCE_ROWS = ("max", "min")
 
 
 @dataclass(frozen=True)
@@ -35,22 +34,6 @@ class Sheet:
     to_move: bool = False
 
 
-def sheet_rows(rows: tuple[str, ...], computed: tuple[str, ...]) -> list[tuple[str, int | None]]:
-    """Sheet rows top to bottom: (name, number from 1) for fillable rows, (name, None) for computed ones.
-
-    ``computed`` names the computed rows the table has: the numbers' sum, the
-    difference (after max and min) where the preset has one, the collections'
-    sum and the total.
-    """
-    numbered = [(name, r + 1) for r, name in enumerate(rows)]
-    numbers, rest = numbered[:N_NUMBER_ROWS], numbered[N_NUMBER_ROWS:]
-    out: list[tuple[str, int | None]] = [*numbers, ("numbers_sum", None)]
-    if "difference" in computed:
-        out += [row for row in rest if row[0] in DIFFERENCE_ROWS] + [("difference", None)]
-        rest = [row for row in rest if row[0] not in DIFFERENCE_ROWS]
-    return out + rest + [("collections_sum", None), ("total", None)]
-
-
 def _cell_text(sheet: Sheet, cell: Cell, score: int | None) -> Text:
     if score is not None:
         return Text(str(score))
@@ -64,7 +47,7 @@ def _cell_text(sheet: Sheet, cell: Cell, score: int | None) -> Text:
 def sheet_table(rows: tuple[str, ...], sheet: Sheet) -> Table:
     """The score sheet of one player as a rich table; columns are numbered as typed at the prompts."""
     labels = list(sheet.table)
-    computed = tuple(name for name in sheet.table[labels[0]] if name not in rows)
+    computed = computed_rows(sheet.table, rows)
     title = f"{sheet.name} ◀" if sheet.to_move else sheet.name
     table = Table(title=title, title_style="bold" if sheet.to_move else "", padding=(0, 1))
     table.add_column("row")

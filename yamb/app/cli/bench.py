@@ -6,8 +6,8 @@ import argparse
 import json
 import time
 
-from yamb.cli import options
-from yamb.cli.options import arg
+from yamb.app.cli import options
+from yamb.app.cli.options import arg
 
 HELP = "measure engine throughput (random legal play, games per second)"
 

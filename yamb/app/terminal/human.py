@@ -1,4 +1,4 @@
-"""``human``: a person at a console, one typed line per decision.
+"""A person at a plain console as a ``Player`` of the batched engine, one typed line per decision.
 
 Commands (names may be shortened to a unique start, as in ``yamb play``):
 
@@ -19,9 +19,9 @@ from collections.abc import Callable
 import numpy as np
 
 from robo_players.forks import fork
+from yamb.app.terminal.prompts import parse_cell
 from yamb.engine import GameBatch
 from yamb.errors import YambError
-from yamb.terminal.prompts import parse_cell
 
 HELP = "keep FACES | roll | fill COLUMN ROW | announce COLUMN ROW | ? for the legal moves"
 VERBS = {"keep": "keep", "k": "keep", "roll": "roll", "r": "roll", "fill": "fill", "f": "fill",

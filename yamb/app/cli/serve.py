@@ -1,11 +1,11 @@
-"""``yamb serve``: the web page and its JSON API (``yamb.web``) on uvicorn."""
+"""``yamb serve``: the web page and its JSON API (``yamb.app.web``) on uvicorn."""
 
 from __future__ import annotations
 
 import argparse
 
-from yamb.cli import options
-from yamb.cli.options import arg
+from yamb.app.cli import options
+from yamb.app.cli.options import arg
 
 HELP = "serve the web page to play the bots and watch evolution runs"
 KEEP_ALIVE_SECONDS = 60
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from yamb.web import Settings, create_app, default_db
+        from yamb.app.web import Settings, create_app, default_db
     except ImportError as error:
         raise YambError(f"yamb serve needs the web extra ({error.name} is missing): "
                         "pip install -e '.[web]'") from None

@@ -1,0 +1,53 @@
+"""The import rules of ``[tool.importlinter]`` in pyproject.toml hold, and break where they should.
+
+The applications (``yamb.app``) sit on top and nothing else imports them
+(``yamb.__main__``, the program's entry, aside); the rules core (``yamb``
+without ``yamb.app``) imports no players, solver or evolution; the solver
+(``expected_scores``) no players or evolution; the players (``robo_players``)
+no evolution; the terminal game and the web app share only what lies in
+``yamb.app`` itself.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("yamb", "robo_players", "evolution", "expected_scores")
+LINT = "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
+
+
+def lint_imports(root: Path) -> subprocess.CompletedProcess:
+    """``lint-imports`` over the packages under ``root`` with ``root``'s pyproject.toml, its report captured."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run([sys.executable, "-c", LINT, "--no-cache", "--no-logo", str(root / "pyproject.toml")],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_the_import_contracts_are_kept() -> None:
+    done = lint_imports(ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_an_upward_import_breaks_its_contract(tmp_path: Path) -> None:
+    """A copy of the sources with an application imported by the core (inside a function, as a lazy
+    import would be) and evolution imported by the players: both contracts report it."""
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            copy = tmp_path / path.relative_to(ROOT)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, copy)
+    shutil.copyfile(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    with open(tmp_path / "yamb" / "env.py", "a") as f:
+        f.write("\n\ndef _upward() -> None:\n    from yamb.app.seats import default_bot\n")
+    with open(tmp_path / "robo_players" / "greedy.py", "a") as f:
+        f.write("\nimport evolution.report\n")
+    done = lint_imports(tmp_path)
+    assert done.returncode != 0
+    assert "yamb.env -> yamb.app.seats" in done.stdout
+    assert "robo_players.greedy -> evolution.report" in done.stdout
+    assert "Contracts: 3 kept, 2 broken." in done.stdout

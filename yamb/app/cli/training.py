@@ -1,0 +1,59 @@
+"""What the commands that train a network on recorded games (``imitate``, ``fit``) share: their
+options, the set-up before the first round and the weights file at the end."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from yamb.app.cli import options
+from yamb.app.cli.options import arg, layout_from
+
+if TYPE_CHECKING:  # the commands start without numpy, torch and the players
+    import numpy as np
+
+    from robo_players.base import Player
+    from robo_players.neural.networks import NetSpec
+    from yamb.layout import Layout
+
+
+def add_training_arguments(parser: argparse.ArgumentParser, hidden: tuple[int, ...], epochs: int, batch_size: int,
+                           rate: float, threads: int) -> None:
+    """The options of a command that trains a network on recorded games (``imitate``, ``fit``),
+    with its defaults: layers, epochs, minibatch, Adam's rate, validation share, seed, threads, output."""
+    parser.add_argument("--hidden", type=arg(options.layer_sizes), default=hidden,
+                        help=f"hidden layer sizes, comma-separated (default {','.join(map(str, hidden))})")
+    parser.add_argument("--epochs", type=arg(options.integer(1, 10_000)), default=epochs,
+                        help=f"epochs per round (default {epochs})")
+    parser.add_argument("--batch-size", type=arg(options.integer(1, 1_000_000)), default=batch_size,
+                        help=f"minibatch (default {batch_size})")
+    parser.add_argument("--learning-rate", type=arg(options.learning_rate), default=rate, help=f"Adam's (default {rate:g})")
+    parser.add_argument("--validation", type=arg(options.fraction), default=0.1,
+                        help="share of the games held out for validation (default 0.1)")
+    parser.add_argument("--seed", type=arg(options.seed), default=0, help="seed of every random choice (default 0)")
+    parser.add_argument("--threads", type=arg(options.integer(1, 1024)), default=threads,
+                        help=f"torch and numba threads (default {threads})")
+    parser.add_argument("--out", metavar="FILE", type=arg(options.output_file), required=True,
+                        help="weights file to write (.pt, .safetensors, .npz or .onnx)")
+
+
+def start_training(args: argparse.Namespace, player: str) -> tuple[Layout, Player]:
+    """The table of ``args`` and the ``player`` who records the first round, once the output's
+    format is known to be writable and torch and numba have their threads."""
+    from evolution.evaluate import init_worker
+    from robo_players.neural.files import format_of
+    from robo_players.registry import make_player
+
+    format_of(args.out)  # an unknown suffix fails now, not after the training
+    init_worker(args.threads)
+    layout = layout_from(args)
+    return layout, make_player(player, layout)
+
+
+def save_network(args: argparse.Namespace, spec: NetSpec, genome: np.ndarray, cell_values: np.ndarray,
+                 fitness: float, run_preset: str, generation: int, games: int) -> None:
+    """Write the trained network to ``args.out``, with what it scored and how it was made."""
+    from robo_players.neural.files import NeuralWeights, save_weights
+
+    info = {"fitness": fitness, "seed": args.seed, "run_preset": run_preset, "generation": generation, "games": games}
+    save_weights(NeuralWeights(spec, genome, cell_values, info), args.out)

@@ -1,0 +1,83 @@
+"""Who sits at a table: the one place a seat's bot name becomes a player, for the terminal and the web.
+
+A bot is a name of the player registry (``best``, ``expectimax``, ``greedy``,
+...), a weights file (``yamb play --bot``), or ``run:NAME``, the best player
+of an evolution run that the web server lists under ``--runs`` (the server
+resolves the name itself, so a client never names a file). ``Bots`` builds
+each player once per table and keeps it (a search player's tables take a
+while to build); the ``Player`` protocol keeps any per-game state by batch,
+so one player serves many games.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+
+from robo_players.base import Player
+from robo_players.registry import PLAYERS, make_player
+from yamb.errors import YambError
+from yamb.layout import Layout
+
+# Strongest first: the default bot is the first of these that the registry has.
+PREFERRED_BOTS = ("best", "expectimax", "smart", "greedy", "random")
+RUN_BOT_PREFIX = "run:"
+MAX_PLAYERS_KEPT = 32
+
+
+def default_bot() -> str:
+    """Name of the strongest registered bot."""
+    return next(name for name in PREFERRED_BOTS if name in PLAYERS)
+
+
+def bot_names() -> list[str]:
+    """The registered player names, the default bot first."""
+    first = default_bot()
+    return [first] + [name for name in PLAYERS if name != first]
+
+
+def load_bot(spec: str, layout: Layout) -> Player:
+    """The bot named ``spec`` in the registry, or stored in the weights file ``spec``, for ``layout``."""
+    return make_player(spec, layout)
+
+
+def table_key(layout: Layout) -> tuple:
+    r = layout.rules
+    return r.name, r.n_dice, r.joker, tuple(layout.columns), layout.players
+
+
+class Bots:
+    """Checks seats' bot names and builds (and keeps) their players.
+
+    ``run_file(name)`` is the weights file of the listed run ``name``'s best
+    player, or None when there is no such finished run.
+    """
+
+    def __init__(self, run_file: Callable[[str], Path | None]) -> None:
+        self.run_file = run_file
+        self._players: OrderedDict[tuple, Player] = OrderedDict()
+
+    def _file(self, bot: str) -> Path | None:
+        """The weights file of a ``run:NAME`` bot, or None for a registered name; YambError otherwise."""
+        if bot in PLAYERS:
+            return None
+        if bot.startswith(RUN_BOT_PREFIX):
+            path = self.run_file(bot.removeprefix(RUN_BOT_PREFIX))
+            if path is not None:
+                return path
+            raise YambError(f"no finished run {bot.removeprefix(RUN_BOT_PREFIX)!r} under the server's runs")
+        raise YambError(f"unknown bot {bot!r}; choose from {', '.join(bot_names())} or run:NAME of a listed run")
+
+    def player(self, bot: str, layout: Layout) -> Player:
+        """The player of ``bot`` for ``layout``'s table, built on first use."""
+        path = self._file(bot)
+        key = (bot, None if path is None else path.stat().st_mtime_ns, table_key(layout))
+        if key in self._players:
+            self._players.move_to_end(key)
+            return self._players[key]
+        player = load_bot(bot if path is None else str(path), layout)
+        self._players[key] = player
+        if len(self._players) > MAX_PLAYERS_KEPT:
+            self._players.popitem(last=False)
+        return player
