@@ -13,7 +13,7 @@ Solved level by level, from full tables back to the empty one: for each mask
 every reachable ``(upper, y)`` is valued at once by scoring every final
 multiset (best fill) and running the turn optimizer (``expected_scores.turn``).
 
-Yahtzee's jokers (RULES.md): a Yahtzee is a joker when the ``yahtzee`` cell is
+Yahtzee's jokers (docs/rules.md): a Yahtzee is a joker when the ``yahtzee`` cell is
 filled and its face's number row too; jokers score ``Rules.joker_scores``. With
 ``joker="forced"`` a Yahtzee, once the ``yahtzee`` cell is filled, goes to its
 face's number row if open, else to an open lower row, else to a number row.

@@ -1,4 +1,4 @@
-"""An independent reference of RULES.md, written plainly for the tests.
+"""An independent reference of docs/rules.md, written plainly for the tests.
 
 Nothing here imports the rules from ``yamb``: the scorers, column totals and
 turn rules below are a second reading of the rule book, so that the tests
@@ -105,7 +105,7 @@ def reference_score(preset: str, row: str, dice: tuple[int, ...]) -> int:
 
 
 def reference_column_total(preset: str, column: dict[str, int]) -> int:
-    """Total of one column from its filled rows (open rows count 0), per RULES.md."""
+    """Total of one column from its filled rows (open rows count 0), per docs/rules.md."""
     cell = {row: column.get(row, 0) for row in ROWS[preset]}
     threshold, bonus = BONUS[preset]
     numbers = sum(cell[row] for row in FACE_ROWS[preset])

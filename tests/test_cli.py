@@ -1,4 +1,4 @@
-"""The command-line program: outputs checked against RULES.md, exit codes for bad input."""
+"""The command-line program: outputs checked against docs/rules.md, exit codes for bad input."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def yamb_cli(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        # hand-worked from RULES.md
+        # hand-worked from docs/rules.md
         (["full_house", "2", "2", "3", "3", "3"], 2 + 2 + 3 + 3 + 3 + 30),
         (["carriage", "4", "4", "4", "4", "4"], 4 * 4 + 40),
         (["full_house", "4", "4", "4", "4", "4"], 0),

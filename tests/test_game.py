@@ -1,4 +1,4 @@
-"""The single-game API: turns played by hand, legality against RULES.md, errors, saving, chance."""
+"""The single-game API: turns played by hand, legality against docs/rules.md, errors, saving, chance."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def test_a_turn_played_by_hand() -> None:
     with pytest.raises(IllegalMoveError, match="no rolls left"):
         game.roll(keep=[])
     dice = game.dice
-    assert game.fill("free", "max") == sum(dice)  # RULES.md: max is the sum of all five dice
+    assert game.fill("free", "max") == sum(dice)  # docs/rules.md: max is the sum of all five dice
     assert game.table(player=0)["free"]["max"] == sum(dice)
     assert game.table(player=0)["free"]["min"] is None
     assert (game.player, game.roll_number, game.turns_played) == (1, 1, 1)

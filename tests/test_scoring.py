@@ -1,4 +1,4 @@
-"""Row scores and column totals against the plain reading of RULES.md in conftest."""
+"""Row scores and column totals against the plain reading of docs/rules.md in conftest."""
 
 from __future__ import annotations
 

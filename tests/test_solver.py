@@ -71,7 +71,7 @@ def brute_force(rules, allowed_rows, rolls_of):
 
 
 def free_rows(rules):
-    """Open rows, with the forced joker of RULES.md when the rules have it."""
+    """Open rows, with the forced joker of docs/rules.md when the rules have it."""
     five = rules.dice.multisets.max(axis=1) == 5
     face = rules.dice.multisets.argmax(axis=1)
 

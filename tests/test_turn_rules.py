@@ -1,4 +1,4 @@
-"""Turn rules of RULES.md, hand-worked: announcing, hand, late and counter announcements,
+"""Turn rules of docs/rules.md, hand-worked: announcing, hand, late and counter announcements,
 jamb6's pure hand and last turn, the Yahtzee jokers, and the messages of illegal moves."""
 
 from __future__ import annotations

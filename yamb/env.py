@@ -108,7 +108,7 @@ class YambEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     Each step is one decision of a turn: keep some dice and roll the others,
     announce a cell, or fill a cell (which ends the turn; the next turn starts
-    with a roll of all dice). The rules are the engine's (RULES.md).
+    with a roll of all dice). The rules are the engine's (docs/rules.md).
 
     ## Action Space
 

@@ -8,7 +8,7 @@ class YambError(ValueError):
 
 
 class UnknownPresetError(YambError):
-    """A preset name, dice count or option that RULES.md does not define."""
+    """A preset name, dice count or option that docs/rules.md does not define."""
 
 
 class UnknownColumnError(YambError):

@@ -31,7 +31,7 @@ class YambAECEnv(AECEnv):
 
     ## Description
 
-    Players alternate whole turns (RULES.md); an agent acts on every decision of
+    Players alternate whole turns (docs/rules.md); an agent acts on every decision of
     its turn (keep and roll, announce, fill), so ``agent_selection`` changes only
     after a fill. The highest final total wins.
 

@@ -1,7 +1,7 @@
 /* Solitaire Scandinavian Yatzy solved exactly, single-threaded: the C reference of
  * scripts/bench_solver.py.
  *
- * Rules of ../../shared/RULES.md (preset `yatzy`): one free column of 15 rows, 5 dice,
+ * Rules of docs/rules.md (preset `yatzy`): one free column of 15 rows, 5 dice,
  * 3 rolls, numbers bonus 50 at 63. A state at the start of a turn is (filled rows, sum of
  * the number rows capped at 63); its value is the expected number of points still to come.
  * States are solved from full tables back to the empty one; each state runs the usual

@@ -1,4 +1,4 @@
-"""The presets of RULES.md, by name."""
+"""The presets of docs/rules.md, by name."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Preset ``jamb6``: the widespread six-dice variant, see RULES.md."""
+"""Preset ``jamb6``: the widespread six-dice variant, see docs/rules.md."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ Scorer = Callable[[tuple[int, ...]], int]
 
 @dataclass(frozen=True)
 class PresetSpec:
-    """The declarative rule book of one preset (see RULES.md).
+    """The declarative rule book of one preset (see docs/rules.md).
 
     ``scorers`` maps each fillable row, top to bottom, to its score on five dice.
     With six dice a row scores its best five dice (the lowest five for ``min``).

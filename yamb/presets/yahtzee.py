@@ -1,4 +1,4 @@
-"""Preset ``yahtzee``: the North American game with its joker rules, see RULES.md."""
+"""Preset ``yahtzee``: the North American game with its joker rules, see docs/rules.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Preset ``yamb``: the default game (5 or 6 dice, 3 rolls), see RULES.md."""
+"""Preset ``yamb``: the default game (5 or 6 dice, 3 rolls), see docs/rules.md."""
 
 from __future__ import annotations
 

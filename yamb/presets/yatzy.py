@@ -1,4 +1,4 @@
-"""Preset ``yatzy``: Scandinavian Yatzy, one free column, see RULES.md."""
+"""Preset ``yatzy``: Scandinavian Yatzy, one free column, see docs/rules.md."""
 
 from __future__ import annotations
 
