@@ -50,6 +50,7 @@ class Params(NamedTuple):
 
 
 def _params(rules: Rules) -> Params:
+    """The ``Params`` of ``rules``."""
     spec = rules.spec
     yz_row = rules.row_index("yahtzee") if rules.has_jokers else NO_ROW
     return Params(rules.n_rows, yz_row, rules.joker == "forced", spec.extra_yahtzee_bonus, spec.bonus,
