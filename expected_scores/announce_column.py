@@ -30,11 +30,12 @@ from __future__ import annotations
 
 from functools import cache
 from math import comb
+from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from expected_scores.free_column import FreeColumnSolution, _fill_table, level_states, solve_by_levels
+from expected_scores.free_column import FreeColumnSolution, solve_by_levels
 from expected_scores.turn import plan_one, row_plan
 from yamb.dice import FACES
 from yamb.rules import N_NUMBER_ROWS, Rules
@@ -66,59 +67,48 @@ def row_turns(rules: Rules, rolls: int) -> np.ndarray:
     return np.ascontiguousarray(row_plan(rules, rolls).value[0])
 
 
-@njit(cache=True, parallel=True)
-def _solve_level(masks, values, model, rows, reach_upper, dice, rolls, row_turn, levels, pass_cost):
-    """Value every reachable state of each mask in ``masks`` (one level); returns how many."""
-    pattern, n_aux, spread_of = model[0], model[2], model[7]
-    distinct, score_index, n_rows, threshold = rows[0], rows[2], rows[3], rows[4]
-    add_die, remove_die, first_prob = dice
-    n_upper = threshold + 1
+class AnnounceTables(NamedTuple):
+    """What an announce column's turn reads besides the fill table (``_announce_turn``'s ``extra``)."""
+
+    row_turn: np.ndarray  # (R, M) ``row_turns``
+    levels: np.ndarray  # (M, 6, LEVELS) ``face_levels``
+    pass_cost: float  # of passing a turn after its first roll (``inf``: never passed)
+
+
+@njit(cache=True)
+def _announce_turn(mask, work, model, rows, dice, extra):
+    """An announce column's turn (``column_levels.solve_level``'s ``turn``): the best open row to
+    announce after each first roll, the turn passed where that is worth more (``_with_passes``)."""
+    table, top, options, value = work.table, work.top, work.options, work.value
+    distinct, score_index, spread_of = rows.distinct, rows.score_index, model.spread_of
+    row_turn, levels = extra.row_turn, extra.levels
     n_multisets = score_index.shape[0]
-    n_keeps = add_die.shape[0]
-    counts = np.zeros(len(masks), dtype=np.int64)
-    no_pure = np.empty((0, 1, 1))
-    for i in prange(len(masks)):
-        mask = masks[i]
-        p = pattern[mask]
-        states = level_states(mask, model, reach_upper, n_upper)
-        options = np.empty((1, 1, n_multisets))
-        value = np.empty((rolls, 1, n_multisets))
-        keep = np.empty((rolls, 1, n_multisets), dtype=np.int16)
-        kv = np.empty(n_keeps)
-        best = np.empty(n_keeps)
-        arg = np.empty(n_keeps, dtype=np.int32)
-        table = np.empty((n_rows, distinct.shape[1]))
-        top = np.empty(n_multisets)
-        for b in range(len(states)):
-            u, a = states[b, 0], states[b, 1]
-            _fill_table(mask, u, a, values, model, rows, table)
-            top[:] = -np.inf
-            for r in range(n_rows):
-                if (mask >> r) & 1:
-                    continue
-                rising = r < N_NUMBER_ROWS
-                if rising:
-                    for k in range(1, LEVELS):
-                        rising = rising and table[r, k] >= table[r, k - 1]
-                if r >= N_NUMBER_ROWS and spread_of[r] < 0:  # score plus a constant
-                    shift = table[r, 0] - distinct[r, 0]
-                    for m in range(n_multisets):
-                        top[m] = max(top[m], row_turn[r, m] + shift)
-                elif rising:
-                    for m in range(n_multisets):
-                        w = 0.0
-                        for k in range(LEVELS):
-                            w += levels[m, r, k] * table[r, k]
-                        top[m] = max(top[m], w)
-                else:
-                    for m in range(n_multisets):
-                        options[0, 0, m] = table[r, score_index[m, r]]
-                    plan_one(options, no_pure, 0, add_die, remove_die, first_prob, value, keep, kv, best, arg)
-                    for m in range(n_multisets):
-                        top[m] = max(top[m], value[0, 0, m])
-            values[model[3][p] + (model[1][mask] * n_upper + u) * n_aux[p] + a] = _with_passes(top, first_prob, pass_cost)
-        counts[i] = len(states)
-    return counts.sum()
+    top[:] = -np.inf
+    for r in range(rows.n_rows):
+        if (mask >> r) & 1:
+            continue
+        rising = r < N_NUMBER_ROWS
+        if rising:
+            for k in range(1, LEVELS):
+                rising = rising and table[r, k] >= table[r, k - 1]
+        if r >= N_NUMBER_ROWS and spread_of[r] < 0:  # score plus a constant
+            shift = table[r, 0] - distinct[r, 0]
+            for m in range(n_multisets):
+                top[m] = max(top[m], row_turn[r, m] + shift)
+        elif rising:
+            for m in range(n_multisets):
+                w = 0.0
+                for k in range(LEVELS):
+                    w += levels[m, r, k] * table[r, k]
+                top[m] = max(top[m], w)
+        else:
+            for m in range(n_multisets):
+                options[0, 0, m] = table[r, score_index[m, r]]
+            plan_one(options, work.no_pure, 0, dice.add_die, dice.remove_die, dice.first_prob, value, work.keep,
+                     work.kv, work.best, work.arg)
+            for m in range(n_multisets):
+                top[m] = max(top[m], value[0, 0, m])
+    return _with_passes(top, dice.first_prob, extra.pass_cost)
 
 
 @njit(cache=True)
@@ -147,5 +137,5 @@ def solve_announce_column(rules: Rules, filled: int = 0, pass_cost: float = np.i
     """Solve an announce column of ``rules`` alone, exactly (``filled``: only the endgame whose
     filled rows include it, as ``solve_free_column``). With a finite ``pass_cost`` a turn may be
     passed after its first roll (see ``_with_passes``)."""
-    return solve_by_levels(rules, filled, lambda rolls: (
-        _solve_level, (row_turns(rules, rolls), face_levels(rules, rolls), float(pass_cost))))
+    return solve_by_levels(rules, filled, _announce_turn, lambda rolls: AnnounceTables(
+        row_turns(rules, rolls), face_levels(rules, rolls), float(pass_cost)))

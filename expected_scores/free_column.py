@@ -32,16 +32,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 import numpy as np
 from numba import njit, prange
 
-from expected_scores.solitaire import reachable_upper
+from expected_scores.column_levels import (ColumnArrays, fill_table, level_masks, row_tables, solve_level,
+                                           turn_dice)
 from expected_scores.turn import plan_one
+from expected_scores.upper_sum import capped_upper, reachable_upper
 from yamb.engine import GameBatch
 from yamb.errors import YambError
-from yamb.rules import N_NUMBER_ROWS, Rules
+from yamb.rules import Rules
 
 SPREAD_NAMES = ("ones", "max", "min")
 
@@ -66,6 +68,14 @@ class FreeColumnModel:
     @property
     def n_upper(self) -> int:
         return self.rules.spec.bonus_threshold + 1
+
+    @cached_property
+    def arrays(self) -> ColumnArrays:
+        """The model as the kernels read it."""
+        spread_of = np.full(self.rules.n_rows, -1, dtype=np.int64)
+        spread_of[self.spread] = np.arange(len(self.spread))
+        return ColumnArrays(self.pattern, self.rest, self.n_aux, self.offset, self.aux_ok, self.next_aux,
+                            self.credit, spread_of)
 
     def index(self, mask: np.ndarray, upper: np.ndarray, aux: np.ndarray) -> np.ndarray:
         """Flat indices of states into ``values``."""
@@ -175,117 +185,26 @@ def _offsets(n_aux: np.ndarray, n_rest: int, rules: Rules) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(n_aux * n_rest * (rules.spec.bonus_threshold + 1))]).astype(np.int64)
 
 
-@njit(cache=True)
-def _fill_table(mask, u, a, values, model, rows, table):
-    """``table[r, d]``: points earned by filling open row ``r`` with its ``d``-th distinct score from
-    state ``(mask, u, a)``, plus the next state's value."""
-    pattern, rest, n_aux, offset, aux_ok, next_aux, credit, spread_of = model
-    distinct, n_distinct, score_index, n_rows, threshold, bonus = rows
-    n_upper = threshold + 1
-    p = pattern[mask]
-    for r in range(n_rows):
-        if (mask >> r) & 1:
-            continue
-        nxt = mask | (1 << r)
-        q = pattern[nxt]
-        j = spread_of[r]
-        for d in range(n_distinct[r]):
-            s = distinct[r, d]
-            points = 0.0
-            nu = u
-            na = a
-            if r < N_NUMBER_ROWS:
-                nu = min(threshold, u + s)
-                points += s + (bonus if u < threshold <= u + s else 0)
-            elif j < 0:
-                points += s
-            if j >= 0:
-                na = next_aux[p, a, j, s]
-                points += credit[p, a, j, s]
-            table[r, d] = points + values[offset[q] + (rest[nxt] * n_upper + nu) * n_aux[q] + na]
-
-
 @njit(cache=True, parallel=True)
 def _fill_batch(mask, upper, aux, values, model, rows, out):
     """``out[i]`` (R, K): the fill table of state ``i`` (rows already filled: -inf)."""
     for i in prange(len(mask)):
         out[i] = -np.inf
-        _fill_table(mask[i], upper[i], aux[i], values, model, rows, out[i])
+        fill_table(mask[i], upper[i], aux[i], values, model, rows, out[i])
 
 
 @njit(cache=True)
-def level_states(mask, model, reach_upper, n_upper):
-    """(n, 2) the reachable ``(upper, aux)`` of filled rows ``mask``."""
-    pattern, n_aux, aux_ok = model[0], model[2], model[4]
-    p = pattern[mask]
-    states = np.empty((n_upper * n_aux[p], 2), dtype=np.int64)
-    n = 0
-    for u in range(n_upper):
-        if reach_upper[mask & 63, u]:
-            for a in range(n_aux[p]):
-                if aux_ok[p, a]:
-                    states[n, 0] = u
-                    states[n, 1] = a
-                    n += 1
-    return states[:n]
-
-
-@njit(cache=True, parallel=True)
-def _solve_level(masks, values, model, rows, reach_upper, dice, rolls):
-    """Value every reachable state of each mask in ``masks`` (one level); returns how many."""
-    pattern, n_aux = model[0], model[2]
-    distinct, score_index, n_rows, threshold = rows[0], rows[2], rows[3], rows[4]
-    add_die, remove_die, first_prob = dice
-    n_upper = threshold + 1
-    n_multisets = score_index.shape[0]
-    n_keeps = add_die.shape[0]
-    counts = np.zeros(len(masks), dtype=np.int64)
-    no_pure = np.empty((0, 1, 1))
-    for i in prange(len(masks)):
-        mask = masks[i]
-        p = pattern[mask]
-        states = level_states(mask, model, reach_upper, n_upper)
-        n = len(states)
-        options = np.empty((1, n, n_multisets))
-        value = np.empty((rolls, n, n_multisets))
-        keep = np.empty((rolls, n, n_multisets), dtype=np.int16)
-        kv = np.empty(n_keeps)
-        best = np.empty(n_keeps)
-        arg = np.empty(n_keeps, dtype=np.int32)
-        table = np.empty((n_rows, distinct.shape[1]))
-        for b in range(n):
-            u, a = states[b, 0], states[b, 1]
-            _fill_table(mask, u, a, values, model, rows, table)
-            for m in range(n_multisets):
-                top = -np.inf
-                for r in range(n_rows):
-                    if not (mask >> r) & 1:
-                        top = max(top, table[r, score_index[m, r]])
-                options[0, b, m] = top
-            values[model[3][p] + (model[1][mask] * n_upper + u) * n_aux[p] + a] = plan_one(
-                options, no_pure, b, add_die, remove_die, first_prob, value, keep, kv, best, arg)
-        counts[i] = n
-    return counts.sum()
-
-
-@cache
-def _row_tables(rules: Rules) -> tuple:
-    """Each row's distinct scores (R, K), their number, each multiset's score index (M, R)."""
-    distinct = [np.unique(rules.scores[:, r]).astype(np.int64) for r in range(rules.n_rows)]
-    width = max(len(d) for d in distinct)
-    table = np.zeros((rules.n_rows, width), dtype=np.int64)
-    index = np.zeros(rules.scores.shape, dtype=np.int64)
-    for r, d in enumerate(distinct):
-        table[r, : len(d)] = d
-        index[:, r] = np.searchsorted(d, rules.scores[:, r])
-    spec = rules.spec
-    return (table, np.array([len(d) for d in distinct]), index, rules.n_rows, spec.bonus_threshold, spec.bonus)
-
-
-def _kernel_model(m: FreeColumnModel) -> tuple:
-    spread_of = np.full(m.rules.n_rows, -1, dtype=np.int64)
-    spread_of[m.spread] = np.arange(len(m.spread))
-    return (m.pattern, m.rest, m.n_aux, m.offset, m.aux_ok, m.next_aux, m.credit, spread_of)
+def _free_turn(mask, work, model, rows, dice, extra):
+    """A free column's turn (``column_levels.solve_level``'s ``turn``): the final dice fill the best open row."""
+    table, options, score_index = work.table, work.options, rows.score_index
+    for m in range(score_index.shape[0]):
+        top = -np.inf
+        for r in range(rows.n_rows):
+            if not (mask >> r) & 1:
+                top = max(top, table[r, score_index[m, r]])
+        options[0, 0, m] = top
+    return plan_one(options, work.no_pure, 0, dice.add_die, dice.remove_die, dice.first_prob, work.value,
+                    work.keep, work.kv, work.best, work.arg)
 
 
 @dataclass(frozen=True)
@@ -310,7 +229,7 @@ class FreeColumnSolution:
         m = self.model
         mask = np.asarray(filled, dtype=np.int64)
         cells = np.asarray(cells, dtype=np.int64)
-        upper = np.minimum(cells[:, :N_NUMBER_ROWS].sum(axis=1), self.rules.spec.bonus_threshold)
+        upper = capped_upper(self.rules, cells)
         aux = np.zeros(len(mask), dtype=np.int64)
         if len(m.spread):
             p = m.pattern[mask]
@@ -336,10 +255,10 @@ class FreeColumnSolution:
     def fill_tables(self, mask: np.ndarray, upper: np.ndarray, aux: np.ndarray) -> np.ndarray:
         """(n, R, K): points plus next value of filling each open row with each of its distinct scores
         (``Rules.scores``' distinct values of the row, ascending); -inf for filled rows and padding."""
-        rows = _row_tables(self.rules)
-        out = np.empty((len(mask), self.rules.n_rows, rows[0].shape[1]))
+        rows = row_tables(self.rules)
+        out = np.empty((len(mask), self.rules.n_rows, rows.distinct.shape[1]))
         _fill_batch(*(np.asarray(x, dtype=np.int64) for x in (mask, upper, aux)), self.values,
-                    _kernel_model(self.model), rows, out)
+                    self.model.arrays, rows, out)
         return out
 
     def turn_options(self, mask: np.ndarray, upper: np.ndarray, aux: np.ndarray) -> np.ndarray:
@@ -349,12 +268,12 @@ class FreeColumnSolution:
     def fill_values(self, mask: np.ndarray, upper: np.ndarray, aux: np.ndarray, dice: np.ndarray) -> np.ndarray:
         """(n, R): value of filling each row with multiset ``dice``; -inf for filled rows."""
         table = self.fill_tables(mask, upper, aux)
-        index = _row_tables(self.rules)[2][np.asarray(dice, dtype=np.int64)]  # (n, R)
+        index = row_tables(self.rules).score_index[np.asarray(dice, dtype=np.int64)]  # (n, R)
         return np.take_along_axis(table, index[:, :, None], axis=2)[:, :, 0]
 
     def _by_multiset(self, table: np.ndarray) -> np.ndarray:
         """(n, M, R) from (n, R, K) fill tables."""
-        index = _row_tables(self.rules)[2]  # (M, R)
+        index = row_tables(self.rules).score_index  # (M, R)
         return table[:, np.arange(self.rules.n_rows)[None, :], index]
 
 
@@ -364,14 +283,15 @@ def solve_free_column(rules: Rules, filled: int = 0) -> FreeColumnSolution:
     With ``filled`` (a row bitmask) only the states whose filled rows include it
     are solved (an endgame); the others stay NaN.
     """
-    return solve_by_levels(rules, filled, lambda rolls: (_solve_level, ()))
+    return solve_by_levels(rules, filled, _free_turn, lambda rolls: ())
 
 
-def solve_by_levels(rules: Rules, filled: int, kernel_of: Callable[[int], tuple]) -> FreeColumnSolution:
+def solve_by_levels(rules: Rules, filled: int, turn: Callable[..., float],
+                    extra_of: Callable[[int], tuple]) -> FreeColumnSolution:
     """The values of every state of the free-column model, level by level from the full column back.
 
-    ``kernel_of(rolls)`` gives the kernel that values a level's masks (as ``_solve_level``) and the
-    extra arguments it takes after ``rolls``; ``filled`` as in ``solve_free_column``.
+    ``turn`` values a state's turn from its fill table (``column_levels.solve_level``'s, as
+    ``_free_turn``), reading ``extra_of(rolls)`` besides; ``filled`` as in ``solve_free_column``.
     """
     start = time.perf_counter()
     m = free_column_model(rules)
@@ -381,14 +301,9 @@ def solve_by_levels(rules: Rules, filled: int, kernel_of: Callable[[int], tuple]
     upper = np.arange(m.n_upper)
     values[m.index(np.full(m.n_upper, full), upper, np.zeros(m.n_upper, dtype=np.int64))] = 0.0
     reach = reachable_upper(rules)
-    popcount = np.array([bin(k).count("1") for k in range(1 << n_rows)])
-    dice = rules.dice
-    kernel_model, rows = _kernel_model(m), _row_tables(rules)
-    tables = (dice.add_die, dice.remove_die, dice.outcome_prob[0])
+    model, rows, dice = m.arrays, row_tables(rules), turn_dice(rules)
     states = 0
-    for level in range(n_rows - 1, -1, -1):
-        masks = np.flatnonzero((popcount == level) & (np.arange(1 << n_rows) & filled == filled))
+    for level, masks in level_masks(n_rows, filled):
         rolls = rules.spec.last_turn_rolls if level == n_rows - 1 else rules.rolls
-        kernel, extra = kernel_of(rolls)
-        states += kernel(masks.astype(np.int64), values, kernel_model, rows, reach, tables, rolls, *extra)
+        states += solve_level(turn, masks, values, model, rows, reach, dice, rolls, extra_of(rolls))
     return FreeColumnSolution(rules=rules, values=values, seconds=time.perf_counter() - start, states=states)

@@ -24,6 +24,7 @@ from functools import cache
 import numpy as np
 
 from expected_scores.turn import plan_turn
+from expected_scores.upper_sum import capped_upper
 from yamb.engine import GameBatch
 from yamb.errors import YambError
 from yamb.rules import N_NUMBER_ROWS, Rules
@@ -153,7 +154,7 @@ class ColumnSolution:
         cells = batch.cells[games, p, column].astype(np.int64)
         position = batch.layout.popcount[batch.filled[games, p, column]].astype(np.int64)
         comps = np.zeros((len(games), 4), dtype=np.int64)
-        comps[:, 0] = np.minimum(cells[:, :N_NUMBER_ROWS].sum(axis=1), self.rules.spec.bonus_threshold)
+        comps[:, 0] = capped_upper(self.rules, cells)
         for j, r in enumerate(col.spread_rows):
             comps[:, 1 + j] = cells[:, r]  # open cells hold 0
         for pos in np.unique(position):

@@ -23,11 +23,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
 
+from expected_scores.column_levels import level_masks
 from expected_scores.lanes import NO_HANDS, plan_lanes
+from expected_scores.upper_sum import capped_upper, reachable_upper
 from yamb.engine import GameBatch
 from yamb.rules import N_NUMBER_ROWS, Rules
 
@@ -35,18 +38,29 @@ UPPER_BITS = (1 << N_NUMBER_ROWS) - 1
 NO_ROW = -1
 
 
-def _params(rules: Rules) -> tuple[int, int, bool, int, int, int]:
-    """(n_rows, yahtzee row or -1, forced joker, extra Yahtzee bonus, bonus, threshold)."""
+class Params(NamedTuple):
+    """The rules' numbers the kernels read."""
+
+    n_rows: int
+    yz_row: int  # the ``yahtzee`` row, or ``NO_ROW`` without jokers
+    forced: bool  # the forced joker rule
+    extra_bonus: int  # of every further Yahtzee
+    bonus: int  # the numbers bonus
+    threshold: int  # of the numbers bonus
+
+
+def _params(rules: Rules) -> Params:
+    """The ``Params`` of ``rules``."""
     spec = rules.spec
     yz_row = rules.row_index("yahtzee") if rules.has_jokers else NO_ROW
-    return (rules.n_rows, yz_row, rules.joker == "forced", spec.extra_yahtzee_bonus, spec.bonus,
-            spec.bonus_threshold)
+    return Params(rules.n_rows, yz_row, rules.joker == "forced", spec.extra_yahtzee_bonus, spec.bonus,
+                  spec.bonus_threshold)
 
 
 @njit(cache=True)
 def _allowed_rows(mask, face, params):
     """Bitmask of the rows that may be filled with dice showing five ``face`` (0: not five alike)."""
-    n_rows, yz_row, forced = params[0], params[1], params[2]
+    n_rows, yz_row, forced = params.n_rows, params.yz_row, params.forced
     open_rows = ~mask & ((1 << n_rows) - 1)
     if not forced or face == 0 or yz_row < 0 or not (mask >> yz_row) & 1:
         return open_rows
@@ -60,7 +74,7 @@ def _allowed_rows(mask, face, params):
 @njit(cache=True)
 def _after(mask, upper, y, r, score, values, params):
     """``score`` in row ``r`` plus the numbers bonus it completes plus the next state's value."""
-    yz_row, bonus, threshold = params[1], params[4], params[5]
+    yz_row, bonus, threshold = params.yz_row, params.bonus, params.threshold
     next_y = 1 if r == yz_row and score > 0 else y
     next_upper = upper
     gained = 0
@@ -74,7 +88,7 @@ def _after(mask, upper, y, r, score, values, params):
 @njit(cache=True)
 def _fill_value(mask, upper, y, m, r, scores, joker_scores, five_face, values, params):
     """Points earned by filling row ``r`` with multiset ``m`` plus the value of the next state."""
-    yz_row, extra_bonus = params[1], params[3]
+    yz_row, extra_bonus = params.yz_row, params.extra_bonus
     face = five_face[m]
     score = scores[m, r]
     extra = 0
@@ -92,7 +106,7 @@ def _best_fills(mask, upper, y, scores, joker_scores, five_face, values, params,
     Fast path: a number row's value depends only on its count of the face, another
     row's on its score plus a constant; Yahtzees of a joker game take ``_fill_value``.
     """
-    n_rows, yz_row = params[0], params[1]
+    n_rows, yz_row = params.n_rows, params.yz_row
     upper_next = np.empty((N_NUMBER_ROWS, 6))
     lower_base = np.empty(n_rows)
     for r in range(n_rows):
@@ -133,7 +147,7 @@ def _solve_level(masks, values, reachable, scores, joker_scores, five_face, para
     n_multisets = scores.shape[0]
     n_keeps = add_die.shape[0]
     n_upper, n_y = values.shape[1], values.shape[2]
-    yz_row = params[1]
+    yz_row = params.yz_row
     counts = np.zeros(len(masks), dtype=np.int64)
     no_pure = np.empty((0, 1, 1))
     for i in prange(len(masks)):
@@ -170,20 +184,6 @@ def _solve_level(masks, values, reachable, scores, joker_scores, five_face, para
     return counts.sum()
 
 
-def reachable_upper(rules: Rules) -> np.ndarray:
-    """(64, threshold + 1) bool: capped upper sums reachable with each set of filled number rows."""
-    threshold = rules.spec.bonus_threshold
-    counts = range(min(rules.n_dice, 5) + 1)
-    out = np.zeros((1 << N_NUMBER_ROWS, threshold + 1), dtype=bool)
-    for filled in range(1 << N_NUMBER_ROWS):
-        sums = {0}
-        for f in range(N_NUMBER_ROWS):
-            if filled >> f & 1:
-                sums = {min(threshold, s + (f + 1) * k) for s in sums for k in counts}
-        out[filled, sorted(sums)] = True
-    return out
-
-
 @dataclass(frozen=True)
 class SolitaireSolution:
     """The solved values of a solitaire Yatzy or Yahtzee game, and what an optimal player needs."""
@@ -202,7 +202,7 @@ class SolitaireSolution:
         p = batch.player[games]
         mask = batch.filled[games, p, 0].astype(np.int64)
         cells = batch.cells[games, p, 0].astype(np.int64)
-        upper = np.minimum(cells[:, :N_NUMBER_ROWS].sum(axis=1), self.rules.spec.bonus_threshold)
+        upper = capped_upper(self.rules, cells)
         y = np.zeros(len(games), dtype=np.int64)
         if self.rules.has_jokers:
             y = (cells[:, self.rules.row_index("yahtzee")] == 50).astype(np.int64)
@@ -235,7 +235,7 @@ class SolitaireSolution:
 def _fill_batch(mask, upper, y, dice, scores, joker_scores, five_face, values, params, out):
     for i in prange(len(mask)):
         allowed = _allowed_rows(mask[i], five_face[dice[i]], params)
-        for r in range(params[0]):
+        for r in range(params.n_rows):
             out[i, r] = -np.inf
             if (allowed >> r) & 1:
                 out[i, r] = _fill_value(mask[i], upper[i], y[i], dice[i], r, scores, joker_scores,
@@ -260,12 +260,10 @@ def solve_solitaire(rules: Rules, filled: int = 0) -> SolitaireSolution:
     values = np.full((1 << n_rows, threshold + 1, 2 if rules.has_jokers else 1), np.nan)
     values[-1] = 0.0
     reachable = reachable_upper(rules)
-    popcount = np.array([bin(m).count("1") for m in range(1 << n_rows)])
     dice = rules.dice
     states = 0
-    for level in range(n_rows - 1, -1, -1):
-        masks = np.flatnonzero((popcount == level) & (np.arange(1 << n_rows) & filled == filled))
-        states += _solve_level(masks.astype(np.int64), values, reachable, rules.scores, rules.joker_scores,
+    for _, masks in level_masks(n_rows, filled):
+        states += _solve_level(masks, values, reachable, rules.scores, rules.joker_scores,
                                rules.five_alike_face, _params(rules), dice.add_die, dice.remove_die,
                                dice.outcome_prob[0], dice.sub_keeps, rules.rolls)
     return SolitaireSolution(rules=rules, values=values, seconds=time.perf_counter() - start, states=states)

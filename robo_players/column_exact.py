@@ -26,11 +26,13 @@ the search's values. A search-guided network can search over these values
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
 
-from expected_scores.free_column import _fill_table, _kernel_model, _row_tables, free_column_model
+from expected_scores.column_levels import fill_table, row_tables, state_index
+from expected_scores.free_column import free_column_model
 from expected_scores.ordered_column import ORDERED_KINDS, row_order
 from expected_scores.solve import Solution, solve
 from expected_scores.tables import load_distribution
@@ -44,15 +46,33 @@ from yamb.rules import N_NUMBER_ROWS, Rules
 WEIGHT_FLOOR = 0.02  # every score the row can take counts at least this much in the fit
 
 
+class CellTables(NamedTuple):
+    """The search's cell-value model (``robo_players.cell_values.column_values``' tables)."""
+
+    expected: np.ndarray  # (C, R)
+    variance: np.ndarray  # (C, R)
+    bonus_levels: np.ndarray  # (C, 6, LEVELS), or ``NORMAL_BONUS``
+    level_score: np.ndarray  # (R, 6)
+    params: np.ndarray  # (9,) int64
+
+
 def score_weights(rules: Rules) -> np.ndarray:
     """(R, K) weight of each distinct score of each row: its probability when a turn aims at the row."""
-    distinct, n_distinct = _row_tables(rules)[:2]
+    rows = row_tables(rules)
+    distinct, n_distinct = rows.distinct, rows.n_distinct
     out = np.zeros(distinct.shape)
     for r, row in enumerate(rules.rows):
         dist = load_distribution(row, rules.name, rules.n_dice, "turn")
         scores = distinct[r, : n_distinct[r]]
         out[r, : n_distinct[r]] = dist.reindex(scores, fill_value=0.0).to_numpy() + WEIGHT_FLOOR
     return out
+
+
+@njit(cache=True)
+def _column_values(filled, cells, g, p, c, cell_tables, lin, num):
+    """``column_values`` of column ``c`` of player ``p`` of game ``g``, from the search's ``CellTables``."""
+    column_values(filled, cells, g, p, c, cell_tables.expected, cell_tables.variance, cell_tables.bonus_levels,
+                  cell_tables.level_score, cell_tables.params, lin, num)
 
 
 @njit(cache=True)
@@ -78,14 +98,12 @@ def _fit(i, c, r, y, lin, num, distinct, n_distinct, weights, out):
 
 
 @njit(cache=True, parallel=True)
-def _adjust(games, filled, cells, player, free, model_tables, values, model, rows, spread, pair_class,
+def _adjust(games, filled, cells, player, free, cell_tables, values, model, rows, spread, pair_class,
             weights, out):
     """``out[i, :, c, r]``: the correction ``(d, w)`` that brings expectimax's value of open cell
     ``(c, r)`` of ``games[i]``'s mover to the exact change of its column's value, for the columns
     ``free`` whose values (a free or an announce column's) are ``values``."""
-    expected, variance, bonus_levels, level_score, params = model_tables
-    pattern, n_aux, offset, rest = model[0], model[2], model[3], model[1]
-    distinct, n_distinct, n_rows, threshold = rows[0], rows[1], rows[3], rows[4]
+    distinct, n_distinct, n_rows, threshold = rows.distinct, rows.n_distinct, rows.n_rows, rows.threshold
     n_cols = filled.shape[2]
     full = (1 << n_rows) - 1
     for i in prange(len(games)):
@@ -98,12 +116,12 @@ def _adjust(games, filled, cells, player, free, model_tables, values, model, row
             mask = np.int64(filled[g, p, c])
             if mask == full:
                 continue
-            column_values(filled, cells, g, p, c, expected, variance, bonus_levels, level_score, params, lin, num)
+            _column_values(filled, cells, g, p, c, cell_tables, lin, num)
             upper = 0
             for r in range(N_NUMBER_ROWS):
                 upper += np.int64(cells[g, p, c, r])
             upper = min(upper, threshold)
-            q = pattern[mask]
+            q = model.pattern[mask]
             aux = 0
             if len(spread):
                 if q == 1 or q == 2 or q == 4:
@@ -113,29 +131,27 @@ def _adjust(games, filled, cells, player, free, model_tables, values, model, row
                     j = 0 if q != 6 else 1
                     k = 2 if q != 3 else 1
                     aux = pair_class[q, np.int64(cells[g, p, c, spread[j]]), np.int64(cells[g, p, c, spread[k]])]
-            now = values[offset[q] + (rest[mask] * (threshold + 1) + upper) * n_aux[q] + aux]
-            _fill_table(mask, upper, aux, values, model, rows, table)
+            now = values[state_index(model, threshold + 1, mask, upper, aux)]
+            fill_table(mask, upper, aux, values, model, rows, table)
             for r in range(n_rows):
                 if not (mask >> r) & 1:
                     _fit(i, c, r, table[r] - now, lin, num, distinct, n_distinct, weights, out)
 
 
 @njit(cache=True, parallel=True)
-def _adjust_ordered(games, filled, cells, player, column, state, rows_at, changes, model_tables, distinct,
+def _adjust_ordered(games, filled, cells, player, column, state, rows_at, changes, cell_tables, distinct,
                     n_distinct, weights, out):
     """The same for one ordered column ``column``: ``state[i]`` is the index of its state in the
     solution (-1: none), whose open row is ``rows_at[state[i]]`` and whose exact changes, by the
     row's distinct scores, are ``changes[state[i]]``."""
-    expected, variance, bonus_levels, level_score, params = model_tables
-    n_cols, n_rows = filled.shape[2], expected.shape[1]
+    n_cols, n_rows = filled.shape[2], cell_tables.expected.shape[1]
     for i in prange(len(games)):
         if state[i] < 0:
             continue
         g = games[i]
         lin = np.zeros((n_cols, n_rows, 2))
         num = np.zeros((n_cols, N_NUMBER_ROWS, LEVELS))
-        column_values(filled, cells, g, player[g], column, expected, variance, bonus_levels, level_score, params,
-                      lin, num)
+        _column_values(filled, cells, g, player[g], column, cell_tables, lin, num)
         _fit(i, column, rows_at[state[i]], changes[state[i]], lin, num, distinct, n_distinct, weights, out)
 
 
@@ -164,9 +180,9 @@ class ExactColumns:
         solutions = solutions or {}
         rules = layout.rules
         self.shape = (2, len(layout.columns), rules.n_rows)
-        t = search_tables  # expected, variance, bonus levels, levels, level_score, params, ...
-        model_tables = (t[0], t[1], t[2], t[4], t[5])
-        rows, weights = _row_tables(rules), score_weights(rules)
+        expected, variance, bonus_levels, _, level_score, params = search_tables[:6]  # its ``CellModel`` part
+        cell_tables = CellTables(expected, variance, bonus_levels, level_score, params)
+        rows, weights = row_tables(rules), score_weights(rules)
         self.any_order: list[tuple] = []  # (columns, the arguments of ``_adjust`` after them)
         self.ordered: list[tuple] = []  # (column, solution, the arguments of ``_adjust_ordered``)
         for kind in kinds:
@@ -177,13 +193,13 @@ class ExactColumns:
             if kind in ANY_ORDER_KINDS:
                 m = free_column_model(rules)
                 values = np.ascontiguousarray(sol.values, dtype=np.float64).ravel()  # Yatzy's: (2**R, 64, 1)
-                self.any_order.append((columns, (model_tables, values, _kernel_model(m), rows,
+                self.any_order.append((columns, (cell_tables, values, m.arrays, rows,
                                                  m.spread.astype(np.int64), m.pair_class, weights)))
                 continue
             rows_at = np.array(row_order(rules, kind))[np.minimum(sol.keys // 64**4, rules.n_rows - 1)]
             for c in columns:
-                self.ordered.append((int(c), sol, (rows_at, sol.fill_changes(), model_tables, rows[0], rows[1],
-                                                   weights)))
+                self.ordered.append((int(c), sol, (rows_at, sol.fill_changes(), cell_tables, rows.distinct,
+                                                   rows.n_distinct, weights)))
 
     def corrections(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         """(n, 2, C, R) float64: ``(d, w)`` of every cell of ``games`` (int64) for their movers."""
