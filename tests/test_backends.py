@@ -16,7 +16,7 @@ from evolution.config import from_preset, with_settings
 from evolution.run import evolve, resume, start
 from evolution.state import load_checkpoint
 from robo_players.neural.files import load_weights
-from tests.conftest import require_binary
+from tests.programs import require_binary
 from tests.servers import free_port, loopback_network
 from yamb.cli import main
 

@@ -8,7 +8,7 @@ from itertools import product
 
 import numpy as np
 import pytest
-from conftest import play_against_reference, random_policy
+from tests.reference_game import play_against_reference, random_policy
 from scipy.stats import chisquare
 
 from yamb import YambError, engine, rules

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import require_binary
+from tests.programs import require_binary
 from tests.web_helpers import chromium, make_run, start_server
 from yamb.game import Game
 
