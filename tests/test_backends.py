@@ -20,6 +20,9 @@ from tests.programs import require_binary
 from tests.servers import free_port, loopback_network
 from yamb.cli import main
 
+pytestmark = pytest.mark.slow  # Ray and its address checks: an evolve on a local Ray instance
+
+
 # the command (``yamb evolve --preset quick --generations 5 --seed 4``), on a smaller population
 RUN = ["--preset", "quick", "--generations", "5", "--seed", "4", "--population", "12", "--games", "20",
        "--final-games", "200", "--hidden", "8"]
