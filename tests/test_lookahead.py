@@ -202,6 +202,7 @@ def test_look_ahead_makes_only_legal_moves(case: tuple) -> None:
     assert (batch.filled == lay.full_mask).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", TABLES, ids=table_id)
 def test_look_ahead_over_exact_columns_makes_only_legal_moves(case: tuple) -> None:
     preset, dice, joker, columns, players = case
