@@ -28,7 +28,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.conftest import require_binary
+from tests.programs import require_binary
 
 START_SECONDS = 90.0
 OBJECT_STORE_BYTES = 100 * 2**20

@@ -37,10 +37,11 @@ def endgame(r, open_rows: list[str]) -> tuple[list[int], int]:
 
 CASES = [
     ("yamb", ["ones", "max", "min"]),  # the difference: planned turns
-    ("yamb", ["ones", "max", "min", "yamb"]),
+    pytest.param("yamb", ["ones", "max", "min", "yamb"], marks=pytest.mark.slow),
     ("yamb", ["twos", "sixes", "straight", "yamb"]),  # number rows by the binomial count, collections by row plans
-    ("jamb6", ["ones", "max", "min", "yamb"]),  # clamped difference, a last turn of 5 rolls
-    ("jamb6", ["fives", "max", "trips", "poker"]),
+    # clamped difference, a last turn of 5 rolls
+    pytest.param("jamb6", ["ones", "max", "min", "yamb"], marks=pytest.mark.slow),
+    pytest.param("jamb6", ["fives", "max", "trips", "poker"], marks=pytest.mark.slow),
 ]
 
 
@@ -57,7 +58,7 @@ def test_an_endgame_matches_brute_force(preset: str, open_rows: list[str]) -> No
     assert exact < free.value(*state)[0] + earned  # choosing the row after the last roll is worth more
 
 
-@pytest.mark.parametrize("preset", ["yamb", "jamb6"])
+@pytest.mark.parametrize("preset", ["yamb", pytest.param("jamb6", marks=pytest.mark.slow)])
 def test_with_one_row_open_it_is_the_free_column(preset: str) -> None:
     """One open row: announcing it after the first roll or filling it after the last is the same turn."""
     r = rules(preset)
@@ -84,6 +85,7 @@ def test_a_pass_at_no_cost_waits_for_the_best_roll() -> None:
     assert state(solve_announce_column(r, filled, pass_cost=1e6)) == pytest.approx(state(solve_announce_column(r, filled)))
 
 
+@pytest.mark.slow
 def test_the_solve_command_refuses_to_play_an_announce_column() -> None:
     result = yamb_cli("solve", "--preset", "yamb", "--columns", "announce", "--games", "5")
     assert result.returncode == 2

@@ -16,9 +16,12 @@ from evolution.config import from_preset, with_settings
 from evolution.run import evolve, resume, start
 from evolution.state import load_checkpoint
 from robo_players.neural.files import load_weights
-from tests.conftest import require_binary
+from tests.programs import require_binary
 from tests.servers import free_port, loopback_network
 from yamb.app.cli import main
+
+pytestmark = pytest.mark.slow  # Ray and its address checks: an evolve on a local Ray instance
+
 
 # the command (``yamb evolve --preset quick --generations 5 --seed 4``), on a smaller population
 RUN = ["--preset", "quick", "--generations", "5", "--seed", "4", "--population", "12", "--games", "20",

@@ -17,20 +17,33 @@ score for a human reader; two short evolution runs record their logbooks and
 best genomes, and endgames of the exact solver their values. A faster kernel
 must reproduce them exactly: same random streams, same tie-breaking, same
 floating-point results where they decide a move.
+
+``tests/data/bit_identical_moves.json`` holds the moves those games took, so that
+a failure names the first game and move that differ: every action of every game
+of the ``play/`` cases, and a digest of each game's actions for the population
+cases (their 2,000 games name the first game that differs, not its move). It was
+recorded from 4d08c8e by a ``--write`` that found every case's results the ones
+recorded and so kept ``bit_identical.json`` byte for byte (``--write`` rewrites
+only the entries whose results changed).
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import sys
 import tempfile
+import zlib
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from evolution import evaluate
 from evolution.config import from_preset, with_settings
 from evolution.evaluate import Task, play_task
 from evolution.run import evolve, start
@@ -45,6 +58,7 @@ from yamb.layout import Layout, layout
 from yamb.rules import rules
 
 DATA = Path(__file__).parent / "data" / "bit_identical.json"
+MOVES = Path(__file__).parent / "data" / "bit_identical_moves.json"
 GAMES = 24
 SEED = 20261124
 
@@ -87,6 +101,80 @@ def digest(array: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()[:20]
 
 
+class RecordingBatch(GameBatch):
+    """A ``GameBatch`` that keeps each game's actions, in the order it takes them."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.moves: list[list[int]] = [[] for _ in range(self.n_games)]
+
+    def step(self, actions: np.ndarray, games: np.ndarray, check: bool = True) -> None:
+        super().step(actions, games, check)
+        for g, a in zip(np.asarray(games).tolist(), np.asarray(actions).ravel().tolist()):
+            self.moves[g].append(a)
+
+
+def packed_moves(moves: list[list[int]]) -> dict:
+    """Every action of every game, as 16-bit integers compressed into one string."""
+    flat = np.array([a for game in moves for a in game], dtype="<u2")
+    return {"lengths": [len(game) for game in moves],
+            "actions": base64.b64encode(zlib.compress(flat.tobytes(), 9)).decode()}
+
+
+def unpacked_moves(packed: dict) -> list[np.ndarray]:
+    """Each game's actions from ``packed_moves``."""
+    flat = np.frombuffer(zlib.decompress(base64.b64decode(packed["actions"])), dtype="<u2")
+    return np.split(flat.astype(np.int64), np.cumsum(packed["lengths"])[:-1])
+
+
+GAME_DIGEST = 8  # hex digits of a population game's digest
+
+
+def game_digests(moves: list[list[int]]) -> str:
+    """A short digest of each game's actions, one after another."""
+    return "".join(digest(np.array(game, dtype="<u2"))[:GAME_DIGEST] for game in moves)
+
+
+def first_move_difference(lay: Layout, recorded: list[np.ndarray], moves: list[np.ndarray]) -> str | None:
+    """The first game and move where ``moves`` leave the ``recorded`` ones, said for a reader; None if none."""
+    for g, (old, new) in enumerate(zip(recorded, moves)):
+        n = min(len(old), len(new))
+        differ = np.flatnonzero(old[:n] != new[:n])
+        if len(differ) == 0 and len(old) == len(new):
+            continue
+        k = int(differ[0]) if len(differ) else n
+        turn = int((old[:k] < lay.n_cells).sum())  # fills before the move: the turns played
+        who = f", player {turn % lay.players}" if lay.players > 1 else ""
+
+        def said(actions: np.ndarray) -> str:
+            return lay.describe_action(actions[k]) if k < len(actions) else f"game over after {k} moves"
+
+        return (f"game {g} first differs at move {k} (turn {turn}{who}; counted from 0): "
+                f"recorded {said(old)!r}, played {said(new)!r}")
+    return None
+
+
+def first_game_difference(recorded: str, digests: str) -> str | None:
+    """The first (member, game) of a population whose digest of moves differs; None if none."""
+    for i in range(0, max(len(recorded), len(digests)), GAME_DIGEST):
+        if recorded[i:i + GAME_DIGEST] != digests[i:i + GAME_DIGEST]:
+            member, game = divmod(i // GAME_DIGEST, MEMBER_GAMES)
+            return (f"member {member}'s game {game} is the first whose moves differ (counted from 0; "
+                    f"a population case records a digest of each game's moves, not the moves)")
+    return None
+
+
+def first_logbook_difference(recorded: list[dict], logbook: list[dict]) -> str | None:
+    """The first generation and column where ``logbook`` leaves the ``recorded`` one; None if none."""
+    for gen, (old, new) in enumerate(zip(recorded, logbook)):
+        for column in LOGBOOK_SCORES:
+            if old[column] != new[column]:
+                return f"generation {gen} first differs in {column}: recorded {old[column]!r}, now {new[column]!r}"
+    if len(recorded) != len(logbook):
+        return f"{len(logbook)} generations, recorded {len(recorded)}"
+    return None
+
+
 def table(name: str) -> Layout:
     preset, options, columns, players = TABLES[name]
     return layout(rules(preset, **options), columns, players)
@@ -107,29 +195,38 @@ def neural(name: str, lay: Layout, members: int = 1):
     return spec, genomes(spec, members, seed=7), values
 
 
-def played(lay: Layout, player_name: str, games: int = GAMES) -> dict:
-    """Scores and cells of ``games`` games on ``lay``, every seat played by ``player_name``."""
+def played(lay: Layout, player_name: str, games: int = GAMES) -> tuple[dict, dict]:
+    """Scores and cells of ``games`` games on ``lay``, every seat played by ``player_name``, and the moves."""
     if player_name in NETWORKS:
         spec, g, values = neural(player_name, lay)
         player = population_player(spec, g, values)
     else:
         player = make_player(player_name, lay)
-    batch = GameBatch(lay, games, seed=SEED, streams=np.arange(games, dtype=np.uint64))
+    batch = RecordingBatch(lay, games, seed=SEED, streams=np.arange(games, dtype=np.uint64))
     scores = play(batch, [player] * lay.players, check=True)
-    return {"mean": float(scores.mean()), "scores": digest(scores.astype(np.int64)),
-            "cells": digest(batch.cells.astype(np.int64))}
+    return ({"mean": float(scores.mean()), "scores": digest(scores.astype(np.int64)),
+             "cells": digest(batch.cells.astype(np.int64))}, packed_moves(batch.moves))
 
 
-def population(player_name: str, table_name: str = "yamb") -> dict:
-    """A population of ``MEMBERS`` networks on ``MEMBER_GAMES`` games each, as evolution plays it."""
+def population(player_name: str, table_name: str = "yamb") -> tuple[dict, str]:
+    """A population of ``MEMBERS`` networks on ``MEMBER_GAMES`` games each, as evolution plays it,
+    and a digest of each game's moves."""
     lay = table(table_name)
     spec, g, values = neural(player_name, lay, MEMBERS)
-    out = play_task(Task(spec, g, values, MEMBER_GAMES, seed=SEED))
-    return {"mean": float(out.scores.mean()), "scores": digest(out.scores.astype(np.int64)),
-            "cell_sums": digest(out.cell_sums)}
+    batches: list[RecordingBatch] = []
+
+    def recording_batch(*args, **kwargs) -> RecordingBatch:
+        batches.append(RecordingBatch(*args, **kwargs))
+        return batches[-1]
+
+    with mock.patch.object(evaluate, "GameBatch", recording_batch):  # the batch play_task plays
+        out = play_task(Task(spec, g, values, MEMBER_GAMES, seed=SEED))
+    (batch,) = batches
+    return ({"mean": float(out.scores.mean()), "scores": digest(out.scores.astype(np.int64)),
+             "cell_sums": digest(out.cell_sums)}, game_digests(batch.moves))
 
 
-def evolution_run(name: str) -> dict:
+def evolution_run(name: str) -> tuple[dict, None]:
     """The logbook's scores (``LOGBOOK_SCORES`` of every generation) and the hall of fame of a tiny run."""
     preset = "direct" if name.startswith("quick") else "full"  # 8bdff37's "quick" is main's "direct"
     config = with_settings(from_preset(preset), TINY_RUNS[name])
@@ -139,14 +236,14 @@ def evolution_run(name: str) -> dict:
         logbook = pd.read_csv(run_dir / "logbook.csv")[list(LOGBOOK_SCORES)]
         with np.load(run_dir / "hall_of_fame.npz") as hall:
             hall_genomes = hall["genomes"]
-    return {"logbook": json.loads(logbook.to_json(orient="records", double_precision=15)),
-            "hall_of_fame": digest(hall_genomes)}
+    return ({"logbook": json.loads(logbook.to_json(orient="records", double_precision=15)),
+             "hall_of_fame": digest(hall_genomes)}, None)
 
 
-def endgame(name: str) -> dict:
+def endgame(name: str) -> tuple[dict, None]:
     preset, joker, filled = ENDGAMES[name]
     solution = solve_solitaire(rules(preset, joker=joker), filled=filled)
-    return {"values": digest(np.nan_to_num(solution.values, nan=-1.0))}
+    return {"values": digest(np.nan_to_num(solution.values, nan=-1.0))}, None
 
 
 def cases() -> dict[str, tuple]:
@@ -171,7 +268,8 @@ def cases() -> dict[str, tuple]:
     return out
 
 
-def run(case: tuple) -> dict:
+def run(case: tuple) -> tuple[dict, dict | str | None]:
+    """A case's results, and its moves (none for the evolution runs and endgames)."""
     function, *args = case
     if function is played:
         return played(table(args[0]), *args[1:])
@@ -182,22 +280,52 @@ def recorded() -> dict:
     return json.loads(DATA.read_text())
 
 
+def recorded_moves() -> dict:
+    return json.loads(MOVES.read_text())
+
+
+def comparable(name: str, entry: dict) -> dict:
+    """A recorded entry as a run gives it: the logbooks' scores, whatever columns the logbook has gained."""
+    if name.startswith("evolution/"):
+        return {**entry, "logbook": [{k: row[k] for k in LOGBOOK_SCORES} for row in entry["logbook"]]}
+    return entry
+
+
+def first_difference(name: str, expected: dict, result: dict, moves: dict | str | None) -> str | None:
+    """Where a case's run first leaves its record, said for a reader; None if it does not."""
+    case = cases()[name]
+    if case[0] is played:
+        where = first_move_difference(table(case[1]), unpacked_moves(recorded_moves()[name]), unpacked_moves(moves))
+    elif case[0] is population:
+        where = first_game_difference(recorded_moves()[name], moves)
+    elif case[0] is evolution_run:
+        where = first_logbook_difference(expected["logbook"], result["logbook"])
+    else:
+        where = None
+    return where or (None if result == expected else f"recorded {expected}, now {result}")
+
+
 @pytest.mark.parametrize("name", list(cases()))
 def test_play_is_bit_identical_to_the_recorded_results(name: str) -> None:
-    expected = recorded()[name]
-    if name.startswith("evolution/"):  # compare the scores, whatever columns the logbook has gained
-        expected["logbook"] = [{k: row[k] for k in LOGBOOK_SCORES} for row in expected["logbook"]]
-    assert run(cases()[name]) == expected
+    expected = comparable(name, recorded()[name])
+    result, moves = run(cases()[name])
+    difference = first_difference(name, expected, result, moves)
+    if difference is not None:
+        pytest.fail(f"{name}: {difference}", pytrace=False)
 
 
 def write() -> None:
-    """Record every case from the current code."""
-    results = {}
+    """Record every case from the current code; a case whose results are the recorded ones keeps its entry."""
+    old = recorded() if DATA.exists() else {}
+    results, moves = {}, {}
     for name, case in cases().items():
-        results[name] = run(case)
-        print(name, results[name].get("mean", ""), flush=True)
+        result, moves[name] = run(case)
+        same = name in old and comparable(name, old[name]) == result
+        results[name] = old[name] if same else result
+        print(name, result.get("mean", ""), "as recorded" if same else "RECORDED ANEW", flush=True)
     DATA.parent.mkdir(exist_ok=True)
     DATA.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+    MOVES.write_text(json.dumps({k: v for k, v in moves.items() if v is not None}, indent=1, sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":

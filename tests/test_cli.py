@@ -63,6 +63,7 @@ def test_simulate_unknown_column_is_exit_2() -> None:
     assert "unknown column kind 'sideways'" in result.stderr
 
 
+@pytest.mark.slow
 def test_simulate_json_is_reproducible_whatever_the_batch_size() -> None:
     runs = [
         json.loads(yamb_cli("simulate", "--games", "300", "--seed", "5", "--json",
@@ -87,6 +88,7 @@ def test_evolve_help_names_every_preset(capsys: pytest.CaptureFixture[str]) -> N
         assert f"{name} (" in text, name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["simulate", "--player", "greedy"], ["compare", "greedy", "random"]])
 def test_progress_goes_to_a_terminal_s_stderr_and_json_stays_pure(command: list[str]) -> None:
     """Long runs show progress with ``--json`` too: on stderr, only when it is a terminal."""

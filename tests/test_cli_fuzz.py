@@ -131,6 +131,7 @@ def cases(tmp: Path) -> list[list[str]]:
     return out
 
 
+@pytest.mark.slow
 def test_the_cli_survives_a_seeded_fuzz(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)  # whatever a case writes by default stays here
@@ -148,6 +149,7 @@ def test_the_cli_survives_a_seeded_fuzz(tmp_path: Path, capsys: pytest.CaptureFi
     assert exits[2] > exits[0] > 0  # mostly refusals, and some spoilt values that are fine
 
 
+@pytest.mark.slow
 def test_fuzz_cases_in_real_processes(tmp_path: Path) -> None:
     for args in cases(tmp_path)[:SUBPROCESS_CASES]:
         result = subprocess.run([sys.executable, "-m", "yamb", *args], capture_output=True, text=True,

@@ -51,6 +51,7 @@ def test_it_makes_only_legal_moves(case: tuple, kinds: tuple) -> None:
     assert (batch.filled == lay.full_mask).all()
 
 
+@pytest.mark.slow
 def test_with_played_row_values_it_makes_only_legal_moves() -> None:
     lay = layout(rules("yamb"), ("down", "counter_announce", "free", "announce", "up"), 2)
     player = ColumnExactPlayer(lay, stand_ins(lay.rules), played=0.6, kinds=EXACT_KINDS)

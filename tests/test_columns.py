@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from conftest import order_allowed, play_randomly
+from tests.reference_game import order_allowed, play_randomly
 
 from yamb import UnknownColumnError, UnknownRowError, YambError, rules
 from yamb.columns import COLUMN_KINDS, fillable_table

@@ -8,7 +8,7 @@ from itertools import product
 
 import numpy as np
 import pytest
-from conftest import play_against_reference, random_policy
+from tests.reference_game import play_against_reference, random_policy
 from scipy.stats import chisquare
 
 from yamb import YambError, engine, rules
@@ -78,6 +78,7 @@ def _uniform_policy_game(batch: GameBatch, check: bool = True) -> None:
         batch.step((mask.cumsum(axis=1) > nth[:, None]).argmax(axis=1), games, check=check)
 
 
+@pytest.mark.slow
 def test_a_game_is_the_same_alone_and_in_a_large_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     """Streams make dice independent of the batch; the large batch runs on all threads."""
     monkeypatch.setattr(engine, "PARALLEL_GAMES", 200)

@@ -64,6 +64,7 @@ def test_a_fork_started_async_vector_env_plays_whole_games() -> None:
     assert not result["threads_started"]  # the parent never started numba's threading layer
 
 
+@pytest.mark.slow
 def test_stable_baselines3_subproc_vec_env_with_fork_plays_whole_games() -> None:
     pytest.importorskip("stable_baselines3")
     result = run_python("""
@@ -90,6 +91,7 @@ def test_stable_baselines3_subproc_vec_env_with_fork_plays_whole_games() -> None
     assert result["scores"] == [first_legal_score(20, preset="yatzy"), first_legal_score(21, preset="yatzy")]
 
 
+@pytest.mark.slow
 def test_gymnasium_make_works_in_a_fresh_interpreter() -> None:
     result = run_python("""
         import json, sys

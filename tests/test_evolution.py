@@ -54,7 +54,7 @@ def assert_same(a: tuple, b: tuple) -> None:
         assert np.array_equal(x, y)
 
 
-@pytest.mark.parametrize("algorithm", ["ga", "cma", "sep-cma", "es"])
+@pytest.mark.parametrize("algorithm", ["ga", pytest.param("cma", marks=pytest.mark.slow), "sep-cma", "es"])
 def test_a_run_is_reproducible_and_resumes_exactly(tmp_path: Path, algorithm: str) -> None:
     game = "yatzy" if algorithm == "cma" else "yamb"  # a small network: CMA-ES is cubic in the weights
     config = tiny(algorithm=algorithm, game=game, hidden="2" if algorithm == "cma" else "4")
@@ -124,6 +124,7 @@ def test_the_population_scores_do_not_depend_on_the_workers_split() -> None:
     assert one.shape == (6, 4) and len({tuple(row) for row in one}) > 1
 
 
+@pytest.mark.slow
 def test_with_look_ahead_a_member_plays_as_alone_whatever_the_split(tmp_path: Path) -> None:
     """Evolution with ``lookahead`` 2: every member of a population scores what it scores in a task of
     its own, and what the run's best player scores with ``+lookahead`` outside evolution."""
@@ -213,6 +214,7 @@ def test_default_run_directory_and_presets(tmp_path: Path) -> None:
         from_preset("slow")
 
 
+@pytest.mark.slow
 def test_cli_runs_and_reports_errors(tmp_path: Path, capsys) -> None:
     out = tmp_path / "run"
     args = ["evolve", "--out", str(out), "--generations", "1", "--population", "3", "--games", "2",
@@ -274,6 +276,7 @@ def test_a_run_directory_is_worked_in_by_one_process_at_a_time(tmp_path: Path, c
     assert "no checkpoint" in capsys.readouterr().err and not (tmp_path / "nothing").exists()
 
 
+@pytest.mark.slow
 def test_a_cma_checkpoint_leaves_out_bd_and_restores_it_bit_for_bit(tmp_path: Path) -> None:
     """``BD`` is ``B * diagD`` (DEAP's update): the checkpoint holds the strategy without it, about
     a third smaller for a large network, and the loaded strategy has it bit for bit."""

@@ -74,7 +74,7 @@ def test_exact_values_of_the_last_open_number_row() -> None:
         assert num[0, 5, k] == pytest.approx(6 * k - model.expected[0, 5] + 50 * (made - chance))
 
 
-@pytest.mark.parametrize("preset", ["yatzy", "yamb", "jamb6"])
+@pytest.mark.parametrize("preset", ["yatzy", "yamb", pytest.param("jamb6", marks=pytest.mark.slow)])
 def test_level_tables_are_distributions_with_the_rows_means(preset: str) -> None:
     r = rules(preset)
     lay = layout(r)

@@ -16,7 +16,8 @@ from yamb.game import Game
 
 
 @pytest.mark.parametrize("preset,name", [("yamb", "best"), ("yahtzee", "best"), ("yatzy", "expectimax-played"),
-                                         ("yatzy", "expectimax+lookahead"), ("yamb", "best+lookahead")])
+                                         ("yatzy", "expectimax+lookahead"),
+                                         pytest.param("yamb", "best+lookahead", marks=pytest.mark.slow)])
 def test_the_last_rolls_fill_is_the_most_valued_legal_cell(preset, name):
     game = Game(preset, seed=21)
     player = make_player(name, game.layout)

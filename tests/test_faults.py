@@ -109,7 +109,8 @@ def test_hostile_arguments_are_one_line_and_exit_2(args: list[str], needle: str,
 
 
 @pytest.mark.parametrize("args", [["score", "yamb", "²", "1", "1", "1", "1"], ["simulate", "--batch-size", "-5"],
-                                  ["sweep", "DIR", "--seed", "-1"], ["evolve", "--set", "mutation_sigma=inf"]])
+                                  ["sweep", "DIR", "--seed", "-1"],
+                                  pytest.param(["evolve", "--set", "mutation_sigma=inf"], marks=pytest.mark.slow)])
 def test_hostile_arguments_in_a_real_process(args: list[str], tmp_path: Path) -> None:
     args = [str(tmp_path / "s") if a == "DIR" else a for a in args]
     result = subprocess.run([sys.executable, "-m", "yamb", *args], capture_output=True, text=True, timeout=300)
@@ -180,6 +181,7 @@ def test_infinite_and_nan_settings_are_refused() -> None:
 
 
 # ----------------------------------------------------------------------------- checkpoints and the logbook
+@pytest.mark.slow
 def test_a_damaged_checkpoint_is_refused_naming_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = tmp_path / "run"
     assert main(["evolve", "--out", str(run), *TINY_ARGS, "--generations", "2"]) == 0
@@ -243,6 +245,7 @@ def test_a_run_killed_before_its_first_checkpoint_starts_again_and_temporaries_a
     assert_same(outputs(tmp_path / "whole"), outputs(cut))
 
 
+@pytest.mark.slow
 def test_the_logbook_numbers_generations_as_the_console_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = tmp_path / "run"
     assert main(["evolve", "--out", str(run), *TINY_ARGS, "--generations", "2", "--population", "4"]) == 0
@@ -259,6 +262,7 @@ def test_the_logbook_numbers_generations_as_the_console_does(tmp_path: Path, cap
 
 
 # ----------------------------------------------------------------------------- a full disk
+@pytest.mark.slow
 def test_a_full_disk_in_evolve_is_one_line_and_the_last_checkpoint_stays_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -312,6 +316,7 @@ def fill(disk: Path) -> None:
         assert error.errno == errno.ENOSPC
 
 
+@pytest.mark.slow
 def test_a_real_full_disk(small_disk: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     from evolution.sweep import prepare
     from evolution.sweep_space import SPACES

@@ -166,6 +166,7 @@ def _hand_made(spec: NetSpec) -> Demonstrations:
                           keep, np.arange(n, dtype=np.int32), np.zeros(n, dtype=np.int32), np.zeros(n, dtype=np.int32))
 
 
+@pytest.mark.slow
 def test_training_lowers_the_loss_on_a_hand_made_case_and_repeats_for_a_seed():
     spec = NetSpec.for_layout("direct", TABLES["yatzy"], (16,))
     demos = _hand_made(spec)
@@ -232,10 +233,10 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
     (["--cell-games", "0"], "'0' is not a whole number from 1"),
     (["--seed", str(2**64)], "is not a whole number from 0 to 2**64-1"),
     (["--out", "."], "is a directory, not a file"),
-    (["--out", "x.txt"], "unknown weights format 'txt'"),
-    (["--teacher", "nobody"], "unknown player 'nobody'"),
-    (["--preset", "poker"], "poker"),
-    (["--teacher", "missing.pt"], "missing.pt: no such weights file"),
+    pytest.param(["--out", "x.txt"], "unknown weights format 'txt'", marks=pytest.mark.slow),
+    pytest.param(["--teacher", "nobody"], "unknown player 'nobody'", marks=pytest.mark.slow),
+    pytest.param(["--preset", "poker"], "poker", marks=pytest.mark.slow),
+    pytest.param(["--teacher", "missing.pt"], "missing.pt: no such weights file", marks=pytest.mark.slow),
 ])
 def test_cli_bad_input_is_one_line_and_exit_2(args, message, tmp_path):
     full = ["--out", str(tmp_path / "w.pt"), *args]
@@ -246,6 +247,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(args, message, tmp_path):
     assert not (tmp_path / "w.pt").exists()
 
 
+@pytest.mark.slow
 def test_cli_writes_a_file_that_compare_and_evolve_accept(tmp_path):
     out = tmp_path / "imitated.pt"
     done = _cli("--preset", "yatzy", "--teacher", "greedy", "--games", "20", "--hidden", "8", "--epochs", "2",

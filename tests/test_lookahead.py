@@ -191,6 +191,7 @@ def test_look_ahead_changes_choices_before_the_last_turn() -> None:
     assert (ahead.act(batch, games) != one.act(batch, games)).any()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", TABLES, ids=table_id)
 def test_look_ahead_makes_only_legal_moves(case: tuple) -> None:
     preset, dice, joker, columns, players = case
@@ -201,6 +202,7 @@ def test_look_ahead_makes_only_legal_moves(case: tuple) -> None:
     assert (batch.filled == lay.full_mask).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", TABLES, ids=table_id)
 def test_look_ahead_over_exact_columns_makes_only_legal_moves(case: tuple) -> None:
     preset, dice, joker, columns, players = case

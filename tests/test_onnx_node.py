@@ -10,7 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ROWS, require_binary
+from tests.programs import require_binary
+from tests.reference_game import ROWS
 
 from robo_players.neural.build import load_player
 from robo_players.neural.features import encode

@@ -20,6 +20,7 @@ def fractions(path: Path, **options: str) -> dict[str, Fraction]:
     return {name: Fraction(int(a), int(b)) for name, a, b in zip(df.Slot_Name, df.Numerator, df.Denominator)}
 
 
+@pytest.mark.slow
 def test_the_shipped_files_equal_a_fresh_computation(tmp_path: Path) -> None:
     written = write_original(preset_dice(), tmp_path)
     assert sorted(p.name for p in written) == sorted(p.name for p in ORIGINAL.iterdir())

@@ -76,6 +76,7 @@ def finished(child: pexpect.spawn) -> int:
 
 
 # ----------------------------------------------------------------------------- whole games
+@pytest.mark.slow
 def test_a_person_plays_yatzy_against_a_bot_with_bad_input_on_the_way(tmp_path: Path) -> None:
     rows = list(yamb.rules("yatzy").rows)
     save = tmp_path / "game.json"
@@ -138,6 +139,7 @@ def test_a_person_plays_yatzy_against_a_bot_with_bad_input_on_the_way(tmp_path: 
     assert [scores["You"], scores["random"]] == game.scores()
 
 
+@pytest.mark.slow
 def test_announcing_is_asked_and_required_when_only_announce_cells_are_left() -> None:
     rows = list(yamb.rules("yamb").rows)
     child = spawn("--columns", "announce", "--humans", "1", "--bots", "0", "--seed", "2")
@@ -182,6 +184,7 @@ def test_bots_alone_finish_with_the_engine_totals() -> None:
     assert [scores["random 1"], scores["random 2"]] == expected.tolist()
 
 
+@pytest.mark.slow
 def test_ctrl_c_saves_and_load_resumes_the_same_game(tmp_path: Path) -> None:
     save = tmp_path / "saved.json"
     child = spawn("--columns", "down", "--bot", "random", "--seed", "9", "--save", str(save))
@@ -216,6 +219,7 @@ def test_ctrl_c_saves_and_load_resumes_the_same_game(tmp_path: Path) -> None:
     assert [scores["You"], scores["random"]] == Game.from_dict(json.loads(save.read_text())["game"]).scores()
 
 
+@pytest.mark.slow
 def test_ctrl_c_without_saving_exits_130(tmp_path: Path) -> None:
     child = spawn("--preset", "yatzy", "--humans", "1", "--bots", "0", "--seed", "1")
     child.expect_exact("keep> ")
@@ -230,6 +234,7 @@ def test_ctrl_c_without_saving_exits_130(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_hints_flag_shows_the_bot_advice_at_every_decision() -> None:
     child = spawn("--preset", "yatzy", "--bots", "0", "--hints", "--bot", "random", "--seed", "4")
     child.expect_exact("hint: random would ")

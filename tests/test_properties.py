@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from conftest import play_against_reference
+from tests.reference_game import play_against_reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -8,9 +8,14 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.servers import ray_cluster
 from tests.test_backends import assert_same_run
 from yamb.app.cli import main
+
+pytestmark = pytest.mark.slow  # a two-node Ray cluster, one node killed
+
 
 # two chunks of 4 networks x 600 games: each takes a few seconds on a node
 RUN = ["--preset", "quick", "--generations", "3", "--seed", "4", "--population", "8", "--games", "600",

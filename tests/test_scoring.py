@@ -1,4 +1,4 @@
-"""Row scores and column totals against the plain reading of docs/rules.md in conftest."""
+"""Row scores and column totals against the plain reading of docs/rules.md in tests/reference_game.py."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from itertools import combinations_with_replacement, permutations
 
 import numpy as np
 import pytest
-from conftest import BONUS, JOKER_VALUES, ROWS, reference_column_total, reference_score
+from tests.reference_game import BONUS, JOKER_VALUES, ROWS, reference_column_total, reference_score
 
 from yamb import InvalidDiceError, UnknownPresetError, UnknownRowError, rules
 

@@ -149,6 +149,7 @@ def test_yahtzee_matches_brute_force(joker, case):
     assert solver_total(solution, layout(rules), cells) == pytest.approx(expected, rel=1e-10)
 
 
+@pytest.mark.slow
 def test_yahtzee_optimum_is_verhoeffs():
     assert solve("yahtzee").expected_score == pytest.approx(254.5896, abs=1e-3)  # free-choice joker
 

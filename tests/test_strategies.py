@@ -58,6 +58,7 @@ def test_sep_cma_reaches_the_minimum_of_the_sphere(seed: int) -> None:
     assert used is not None
 
 
+@pytest.mark.slow
 def test_sep_cma_beats_full_cma_on_the_separable_ellipsoid_and_learns_its_scales() -> None:
     n = 30
     f, a = ellipsoid(n)

@@ -51,6 +51,7 @@ def stop_after_first_generation(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sweep, "evolve", evolve_until_ctrl_c)
 
 
+@pytest.mark.slow
 def test_sweep_resumes_after_an_interruption_and_its_best_trial_reproduces(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -157,6 +158,7 @@ def test_storages(tmp_path: Path) -> None:
         open_storage("nosuchdb://x")
 
 
+@pytest.mark.slow
 def test_cli_sweeps_and_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                 capsys: pytest.CaptureFixture) -> None:
     monkeypatch.setitem(SPACES, "tiny", TINY)

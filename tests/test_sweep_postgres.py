@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 import optuna
+import pytest
 from optuna.trial import TrialState
 
 from evolution.sweep import RUN_DIR
@@ -38,6 +39,7 @@ def running_trial_of(study: optuna.Study, pid: int) -> optuna.trial.FrozenTrial 
     return None
 
 
+@pytest.mark.slow
 def test_two_sweeps_on_postgresql_one_killed_and_restarted(tmp_path: Path) -> None:
     directory = tmp_path / "sweep"
     with postgres_server() as url:

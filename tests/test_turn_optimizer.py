@@ -111,6 +111,7 @@ def test_six_dice_two_rolls():
     _check_plan(plan, 0, [scores] * 2, None, rules, 2)
 
 
+@pytest.mark.slow
 def test_keep_values_are_means_over_ordered_rolls():
     rules = yamb.rules("yamb")
     dice = rules.dice

@@ -64,6 +64,7 @@ def test_the_starting_genome_is_generation_zeros(algorithm: str) -> None:
 QUICK = dict(population=4, games=3, generations=3, final_games=8, workers=1)
 
 
+@pytest.mark.slow
 def test_the_quick_preset_resumes_exactly_and_its_verdict_is_played_on_common_dice(tmp_path: Path) -> None:
     config = with_settings(from_preset("quick"), QUICK)
     assert config.player == "guided" and config.played == 0  # starts exactly at expectimax

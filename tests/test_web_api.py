@@ -3,7 +3,7 @@
 Every game played here is mirrored move by move on a local ``yamb.Game`` with
 the same seed: the server's dice must be the engine's, and at the end its
 sheets and totals must be the engine's and the rule book's (the reference
-column totals of ``tests/conftest.py``).
+column totals of ``tests/reference_game.py``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.conftest import reference_column_total
+from tests.reference_game import reference_column_total
 from tests.web_helpers import make_run
 from yamb.app.web import Settings, create_app
 from yamb.game import Game

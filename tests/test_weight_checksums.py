@@ -126,6 +126,7 @@ def test_nan_or_infinite_weights_are_refused(weights: NeuralWeights, tmp_path: P
     assert not (tmp_path / "inf.pt").exists()
 
 
+@pytest.mark.slow
 def test_evolve_init_refuses_a_nan_weights_file(weights: NeuralWeights, tmp_path: Path) -> None:
     path = write_nan_file(weights, tmp_path / "nan.safetensors")
     done = subprocess.run(
@@ -137,6 +138,7 @@ def test_evolve_init_refuses_a_nan_weights_file(weights: NeuralWeights, tmp_path
     assert len(lines) == 1 and str(path) in lines[0] and "NaN or infinite" in lines[0]
 
 
+@pytest.mark.slow
 def test_export_refuses_a_run_directory_holding_another_tables_player(weights: NeuralWeights, tmp_path: Path) -> None:
     run = tmp_path / "run"
     run.mkdir()
