@@ -99,19 +99,6 @@ def keep_of(counts, key_to_keep, n_dice):
     return key_to_keep[key]
 
 
-@njit(cache=True, inline="always")
-def decide(state, consts, g, bits, i):
-    """``kernels.decision`` of game ``g`` for its player to move, written to ``bits[i]``.
-
-    Returns (must_announce, may_roll).
-    """
-    filled, _, dice, roll, rolls_allowed, pure, announced, answer, player = state[:9]
-    return kernels.decision(
-        filled, g, player[g], consts[0], bits, i, roll[g], rolls_allowed[g], announced[g],
-        answer[g], pure[g], consts[5][dice[g]], consts[1], consts[15], consts[13], consts[14],
-    )
-
-
 @njit(cache=True)
 def keep_or_fill(keep, cell, m, multisets, key_to_keep, n_dice, first_full, n_cells):
     """The action: reroll outside ``keep``, or fill ``cell`` when the keep is the whole hand.

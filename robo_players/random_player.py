@@ -26,22 +26,16 @@ def _nth_cell(bits, i, k, j, n_rows):
 @njit(cache=True, parallel=True)
 def _choose(games, state, consts, salt, actions):
     """For each game, the ``decision`` and a uniform pick among its legal actions."""
-    filled, _, dice, roll, rolls_allowed, pure, announced, answer, player, turn = state[:10]
-    base = state[13]
-    order, n_rows = consts[0], consts[1]
-    five_face, keep_size = consts[5], consts[7]
-    forced_joker, yz_row, pure_hand = consts[13], consts[14], consts[15]
-    sub_keeps, n_sub_keeps, popcount = consts[18], consts[19], consts[20]
-    n_cols = order.shape[0]
+    dice, roll, turn, base = state.dice, state.roll, state.turn, state.base
+    n_rows, keep_size, popcount = consts.n_rows, consts.keep_size, consts.popcount
+    sub_keeps, n_sub_keeps = consts.sub_keeps, consts.n_sub_keeps
+    n_cols = consts.order.shape[0]
     n_cells = n_cols * n_rows
     n_keeps = len(keep_size)
     out = np.empty((len(games), 2, n_cols), dtype=np.uint32)
     for i in prange(len(games)):
         g = games[i]
-        _, may_roll = kernels.decision(
-            filled, g, player[g], order, out, i, roll[g], rolls_allowed[g], announced[g], answer[g],
-            pure[g], five_face[dice[g]], n_rows, pure_hand, forced_joker, yz_row,
-        )
+        _, may_roll = kernels.decide(state, consts, g, out, i)
         n_fill = 0
         n_ann = 0
         for c in range(n_cols):

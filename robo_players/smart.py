@@ -17,18 +17,39 @@ Compared with ``greedy`` it
 from __future__ import annotations
 
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
 
 from expected_scores.turn import STOP
-from robo_players.heuristics import ONE, best_announce, decide, draw_counts, keep_of, keep_or_fill, later_rows, row_tables
+from robo_players.heuristics import ONE, best_announce, draw_counts, keep_of, keep_or_fill, later_rows, row_tables
 from robo_players.row_plans import row_plans
 from yamb.engine import GameBatch, threads_for
-from yamb.kernels import fill_score
+from yamb.kernels import decide, fill_score
 from yamb.rules import N_NUMBER_ROWS, Rules
 
 ANNOUNCE_GAIN = 0.25  # announce voluntarily when the gain exceeds this share of the row's par
+
+
+class SmartTables(NamedTuple):
+    """What ``smart`` reads besides the batch (``M`` hands, ``R`` rows, ``L`` rolls left; see
+    ``heuristics.RowTables`` and ``row_plans.RowPlans``)."""
+
+    multisets: np.ndarray  # (M, 6) dice of each face
+    rarity: np.ndarray  # (R,) chance that one roll scores in each row
+    straight_faces: np.ndarray  # (T,) faces of each minimal straight
+    straight_row: np.ndarray  # (T,) its row
+    full_house_row: int  # -1 if none
+    sign: np.ndarray  # (R,) -1 for a row scored low, else 1
+    plan_keep: np.ndarray  # (L, M, R) single-row keeps
+    plan_value: np.ndarray  # (L, M, R) their expected scores
+    par: np.ndarray  # (R,) expected score of a fresh turn aimed at each row
+    one_roll: np.ndarray  # (R,) the par of the hand column (one roll)
+    bonus_weight: float  # numbers bonus per pip over the threshold
+    pace: float  # pips per face of the bonus threshold
+    threshold: int  # the numbers bonus threshold
+    hand_columns: np.ndarray  # (C,) bool: hand columns
 
 
 @njit(cache=True)
@@ -110,14 +131,19 @@ def _pattern_made(open_rows, n_rows, m, left, scores, sign, par, plan_keep):
 @njit(cache=True, parallel=True)
 def _act(games, state, consts, tables, actions):
     """Choose the action of each game of ``games``."""
-    bits = np.empty((len(games), 2, consts[0].shape[0]), dtype=np.uint32)
+    bits = np.empty((len(games), 2, consts.order.shape[0]), dtype=np.uint32)
     for i in prange(len(games)):
-        # unpacked here, not before the loop: measured about 10% faster
-        filled, cells, dice, roll, rolls_allowed, _, announced, answer, player = state[:9]
-        order, n_rows, scores, joker_scores, five_face = consts[0], consts[1], consts[3], consts[4], consts[5]
-        keep_size, key_to_keep, n_dice, first_full, has_jokers, yz_row = consts[7], consts[9], consts[10], consts[11], consts[12], consts[14]
-        (multisets, rarity, straight_faces, straight_row, full_house_row, sign, plan_keep, plan_value,
-         par, one_roll, bonus_weight, pace, threshold, hand_columns) = tables
+        # read here, not before the loop, into locals (not passed on as ``tables.x``): measured 10-20% faster
+        filled, cells, dice, roll, player = state.filled, state.cells, state.dice, state.roll, state.player
+        announced, answer, rolls_allowed = state.announced, state.answer, state.rolls_allowed
+        order, n_rows, n_dice, first_full = consts.order, consts.n_rows, consts.n_dice, consts.first_full
+        scores, joker_scores, five_face = consts.scores, consts.joker_scores, consts.five_face
+        has_jokers, yz_row = consts.has_jokers, consts.yz_row
+        keep_size, key_to_keep = consts.keep_size, consts.key_to_keep
+        multisets, rarity, sign, par = tables.multisets, tables.rarity, tables.sign, tables.par
+        plan_keep, bonus_weight, pace, threshold = tables.plan_keep, tables.bonus_weight, tables.pace, tables.threshold
+        plan_value, one_roll, hand_columns = tables.plan_value, tables.one_roll, tables.hand_columns
+        straight_faces, straight_row, full_house_row = tables.straight_faces, tables.straight_row, tables.full_house_row
         n_cells = order.shape[0] * n_rows
         n_keeps = len(keep_size)
         g = games[i]
@@ -157,12 +183,12 @@ def _act(games, state, consts, tables, actions):
 
 
 @cache
-def _tables(rules: Rules, columns: tuple[str, ...]) -> tuple:
+def _tables(rules: Rules, columns: tuple[str, ...]) -> SmartTables:
     t = row_tables(rules)
     plans = row_plans(rules)
     spec = rules.spec
     pips = sum(range(1, 7))
-    return (
+    return SmartTables(
         t.multisets, t.rarity, t.straight_faces, t.straight_row, t.full_house_row, plans.sign,
         plans.keep, plans.value, plans.fresh, plans.one_roll, spec.bonus / spec.bonus_threshold,
         spec.bonus_threshold / pips, spec.bonus_threshold,

@@ -20,7 +20,7 @@ import numba
 import numpy as np
 
 from yamb import kernels
-from yamb.batch_arrays import BatchState, Constants
+from yamb.batch_arrays import STATE_ARRAYS, BatchState, Constants
 from yamb.checks import check_seed, is_int
 from yamb.columns import ANNOUNCE_ROLL, ORDINARY_KINDS
 from yamb.errors import IllegalMoveError, YambError
@@ -161,11 +161,7 @@ class GameBatch:
     @property
     def state(self) -> BatchState:
         """The batch's arrays as the kernels take them (views, not copies)."""
-        return BatchState(
-            self.filled, self.cells, self.dice, self.roll, self.rolls_allowed, self.pure,
-            self.announced, self.answer, self.player, self.turn, self.last_announced,
-            self.bonuses, self.done, self._base,
-        )
+        return BatchState(*(getattr(self, name) for name in STATE_ARRAYS), self._base)
 
     def _constants(self) -> Constants:
         lay, rules = self.layout, self.rules

@@ -1,18 +1,22 @@
 """Compiled (numba) inner loops of the batched engine.
 
 The turn rules live here, once: which cells a game may fill, which it may
-announce, whether it must announce, whether it may roll again (``decision``),
-what a fill scores, jokers included (``fill_score``, which the players call
-too), and what an action does to a game (``apply``).
+announce, whether it must announce, whether it may roll again (``decision``,
+and ``decide``, the same for a game of a batch), what a fill scores, jokers
+included (``fill_score``, which the players call too), and what an action does
+to a game (``apply``).
 ``yamb.engine.GameBatch`` is the readable face of these functions and
 documents the arrays.
 
 Performance notes:
 - numba counts references of every array passed to a function that is not
   inlined (about 10 ns per array per call, far more when threads contend for
-  the count). ``decision`` is therefore inlined into its callers, and the
-  kernels unpack the engine's state and constant tuples once, outside their
-  loops.
+  the count). ``decision`` and ``decide`` are therefore inlined into their
+  callers. Where a kernel reads the fields of the state and constant tuples,
+  before its loop or inside it, was measured kernel by kernel: ``apply`` ran
+  2.5 times slower reading them inside its parallel loop, ``decide`` inside
+  the loops of ``legal`` and of the players as fast as the arguments bound
+  before them.
 - Loops over games run on all numba threads (``prange``); games are
   independent, so the results do not depend on the number of threads. The
   engine runs small batches on one thread (waking threads costs more), and
@@ -24,7 +28,7 @@ Performance notes:
 - numba caches a compiled function per source file and does not notice when a
   function it calls changes in another file: after editing this module, delete
   the ``__pycache__/*.nbi`` and ``*.nbc`` files of modules whose compiled code
-  calls ``decision``, ``fill_score`` or ``counter_hash`` (the players), or they
+  calls ``decision``, ``decide``, ``fill_score`` or ``counter_hash`` (the players), or they
   keep the old copy.
 
 The state and constant tuples are ``yamb.batch_arrays.BatchState`` and ``Constants``.
@@ -156,18 +160,25 @@ def forced_joker_rows(rows, face):
     return lower if lower else rows
 
 
+@njit(cache=True, inline="always")
+def decide(state, consts, g, out, i):
+    """``decision`` of game ``g`` of a batch for its player to move, written to ``out[i]``.
+
+    ``state`` and ``consts`` are a batch's ``BatchState`` and ``Constants``.
+    Returns (must_announce, may_roll).
+    """
+    return decision(
+        state.filled, g, state.player[g], consts.order, out, i, state.roll[g], state.rolls_allowed[g],
+        state.announced[g], state.answer[g], state.pure[g], consts.five_face[state.dice[g]], consts.n_rows,
+        consts.pure_hand, consts.forced_joker, consts.yz_row,
+    )
+
+
 @njit(cache=True, parallel=True)
 def legal(games, state, consts, out, must_out, roll_out):
     """``decision`` for each game of ``games``; outputs are indexed like ``games``."""
-    filled, _, dice, roll, rolls_allowed, pure, announced, answer, player = state[:9]
-    order, n_rows = consts[0], consts[1]
-    five_face, forced_joker, yz_row, pure_hand = consts[5], consts[13], consts[14], consts[15]
     for i in prange(len(games)):
-        g = games[i]
-        must, may_roll = decision(
-            filled, g, player[g], order, out, i, roll[g], rolls_allowed[g], announced[g],
-            answer[g], pure[g], five_face[dice[g]], n_rows, pure_hand, forced_joker, yz_row,
-        )
+        must, may_roll = decide(state, consts, games[i], out, i)
         must_out[i] = must
         roll_out[i] = may_roll
 
@@ -175,13 +186,10 @@ def legal(games, state, consts, out, must_out, roll_out):
 @njit(cache=True, parallel=True)
 def illegal(games, actions, state, consts, out, bad):
     """Set ``bad[i]`` when ``actions[i]`` is illegal in game ``games[i]`` (``out`` is scratch)."""
-    filled, _, dice, roll, rolls_allowed, pure, announced, answer, player = state[:9]
-    done = state[12]
-    order, n_rows = consts[0], consts[1]
-    five_face, keep_size, n_dice = consts[5], consts[7], consts[10]
-    forced_joker, yz_row, pure_hand = consts[13], consts[14], consts[15]
-    sub_keeps, n_sub_keeps = consts[18], consts[19]
-    n_cells = order.shape[0] * n_rows
+    dice, done = state.dice, state.done
+    n_rows, keep_size, n_dice = consts.n_rows, consts.keep_size, consts.n_dice
+    sub_keeps, n_sub_keeps = consts.sub_keeps, consts.n_sub_keeps
+    n_cells = consts.order.shape[0] * n_rows
     n_keeps = len(keep_size)
     one = np.uint32(1)
     for i in prange(len(games)):
@@ -189,10 +197,7 @@ def illegal(games, actions, state, consts, out, bad):
         a = actions[i]
         ok = False
         if not done[g] and 0 <= a < 2 * n_cells + n_keeps:
-            _, may_roll = decision(
-                filled, g, player[g], order, out, i, roll[g], rolls_allowed[g], announced[g],
-                answer[g], pure[g], five_face[dice[g]], n_rows, pure_hand, forced_joker, yz_row,
-            )
+            _, may_roll = decide(state, consts, g, out, i)
             if a < n_cells:
                 ok = (out[i, 0, a // n_rows] >> np.uint32(a % n_rows)) & one == one
             elif a >= n_cells + n_keeps:
@@ -230,9 +235,12 @@ def apply(games, actions, filled, cells, dice, roll, rolls_allowed, pure, announ
     state arrays come one by one: a parallel loop may lose its writes to arrays
     unpacked from a tuple (numba issue 5872).
     """
-    (order, n_rows, n_players, scores, joker_scores, five_face, keeps_key, keep_size,
-     prefix_key, key_to_keep, n_dice, first_full, has_jokers, _, yz_row, _,
-     rolls, last_turn_rolls, _, _, popcount) = consts
+    order, n_rows, n_players, n_dice = consts.order, consts.n_rows, consts.n_players, consts.n_dice
+    scores, joker_scores, five_face = consts.scores, consts.joker_scores, consts.five_face
+    has_jokers, yz_row, popcount = consts.has_jokers, consts.yz_row, consts.popcount
+    keeps_key, keep_size, prefix_key = consts.keeps_key, consts.keep_size, consts.prefix_key
+    key_to_keep, first_full = consts.key_to_keep, consts.first_full
+    rolls, last_turn_rolls = consts.rolls, consts.last_turn_rolls
     n_cols = order.shape[0]
     n_cells = n_cols * n_rows
     n_keeps = len(keep_size)
@@ -294,7 +302,7 @@ def apply(games, actions, filled, cells, dice, roll, rolls_allowed, pure, announ
 @njit(cache=True)
 def uniforms(games, state, salt, out):
     """Uniform floats in [0, 1), one per game, from the counter hash with ``salt``."""
-    roll, turn, base = state[3], state[9], state[13]
+    roll, turn, base = state.roll, state.turn, state.base
     for i in range(len(games)):
         g = games[i]
         h = counter_hash(base[g], turn[g], roll[g], salt)

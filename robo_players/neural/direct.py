@@ -48,11 +48,10 @@ def _choose(games, state, consts, keeps, scores, rows, bias, gain_weight, cell_v
     (``features.gain``, its cell open) computed again; without (empty arrays), ``scores`` are
     the network's outputs.
     """
-    filled, _, dice, roll, rolls_allowed, pure, announced, answer, player = state[:9]
-    order, n_rows, row_scores, five_face, keep_size = consts[0], consts[1], consts[3], consts[5], consts[7]
-    n_dice, forced_joker, yz_row, pure_hand = consts[10], consts[13], consts[14], consts[15]
-    sub_keeps, n_sub_keeps = consts[18], consts[19]
-    n_cols = order.shape[0]
+    dice = state.dice
+    n_rows, row_scores, keep_size, n_dice = consts.n_rows, consts.scores, consts.keep_size, consts.n_dice
+    sub_keeps, n_sub_keeps = consts.sub_keeps, consts.n_sub_keeps
+    n_cols = consts.order.shape[0]
     cr = n_cols * n_rows
     n_keeps = len(keep_size)
     width = n_dice + 1
@@ -62,10 +61,7 @@ def _choose(games, state, consts, keeps, scores, rows, bias, gain_weight, cell_v
     for i in prange(len(out)):
         g = games[i]
         m = dice[g]
-        _, may_roll = kernels.decision(
-            filled, g, player[g], order, bits, i, roll[g], rolls_allowed[g], announced[g], answer[g], pure[g],
-            five_face[m], n_rows, pure_hand, forced_joker, yz_row,
-        )
+        _, may_roll = kernels.decide(state, consts, g, bits, i)
         row = rows[i]
         member = g // per_member
         best = -np.inf
