@@ -66,7 +66,7 @@ def _game_values(i, g, p, filled, cells, tables, plans, adjust, lin, num):
 
 
 @njit(cache=True, inline="always")
-def _best_ending(g, p, m, left, bits, cells, filled, consts, tables, lin, num):
+def _best_ending(g, p, m, left, bits, filled, cells, consts, tables, lin, num):
     """The best ending of game ``g``'s turn now (fills and announcements of ``bits``, (2, C)):
     its value and action."""
     n_cols, n_rows = lin.shape[0], lin.shape[1]
@@ -217,7 +217,7 @@ def _search_range(start, stop, games, state, consts, tables, plans, actions, adj
             continue
         _game_values(i, g, p, state.filled, state.cells, tables, plans, adjust, work.lin, work.num)
         left = state.rolls_allowed[g] - roll[g]
-        best, action = _best_ending(g, p, m, left, work.bits[q], state.cells, state.filled, consts, tables,
+        best, action = _best_ending(g, p, m, left, work.bits[q], state.filled, state.cells, consts, tables,
                                     work.lin, work.num)
         actions[i] = action
         if must or not may_roll or planned:  # the plan, if any, says stop
