@@ -60,6 +60,7 @@ from robo_players.search.correction import NO_CORRECTION, Correction
 from robo_players.search.lanes import BLOCK
 from robo_players.search.next_turn import CHUNKS_PER_THREAD, Successors, next_tables, next_values
 from robo_players.search.tables import SearchTables
+from yamb.batch_arrays import Constants
 from yamb.engine import GameBatch, threads_for
 from yamb.errors import YambError
 from yamb.layout import Layout
@@ -173,7 +174,7 @@ class LookaheadPlayer:
         return self._networks[m]
 
     def _ahead(self, games: np.ndarray, filled: np.ndarray, cells: np.ndarray, player: np.ndarray,
-               consts: tuple, turns: int, members: np.ndarray | None) -> np.ndarray:
+               consts: Constants, turns: int, members: np.ndarray | None) -> np.ndarray:
         """(n, C, R, LEVELS): what each ending of ``games``' current turns gains from the next
         ``turns`` turns, as ``Correction.after`` adds it: by level of a number row, else as
         intercept (and the Yahtzee row's slope). ``members``: each game's population member
@@ -190,7 +191,7 @@ class LookaheadPlayer:
                                            turns, None if next_members is None else next_members[first])
         return self._as_after(len(games), nexts, values[inverse], tables)
 
-    def _start_values(self, layers: np.ndarray, filled: np.ndarray, cells: np.ndarray, consts: tuple,
+    def _start_values(self, layers: np.ndarray, filled: np.ndarray, cells: np.ndarray, consts: Constants,
                       turns: int, members: np.ndarray | None) -> np.ndarray:
         """The start value of the next turn from each of these distinct next tables, that turn
         looking ahead ``turns - 1`` turns more."""
