@@ -1,8 +1,8 @@
 """The search of a batch's games: each game's action, its turn planned when it needs a plan.
 
-After each roll the mover ends the turn in the cell worth the most now (``best_ending``),
+After each roll the mover ends the turn in the cell worth the most now (``_best_ending``),
 or follows its turn's plan. A turn without a plan is queued with the options of its
-endings after each later roll (``queue_turn``) and planned ``BLOCK`` at a time in lanes
+endings after each later roll (``_queue_turn``) and planned ``BLOCK`` at a time in lanes
 (``robo_players.search.lanes``); the plan (keeps or ``STOP`` by roll and hand) is kept
 for the rest of the turn (``Plans``). Cell values come from ``column_values``, cached per
 column until one of its cells is filled, and corrected by the player's ``Correction``.
