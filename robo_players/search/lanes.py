@@ -65,32 +65,31 @@ def plan_slots(queue, lanes, n_lanes, layers, held, tables, sub_keeps):
     option there is copied in). The copies into the lanes run with the lane innermost: whole
     cache lines of the lanes are written, the queue's rows stay in the cache.
     """
-    n_multisets = queue.options.shape[2]
+    queued_options, queued_pure, slot, hands = queue.options, queue.pure, lanes.slot, lanes.hands
+    n_multisets = queued_options.shape[2]
     n_keeps = tables.add_die.shape[0]
-    slot = lanes.slot
     size = layers * n_multisets * n_lanes
-    with_pure = queue.pure.shape[1] > 0
+    with_pure = queued_pure.shape[1] > 0
     options = lanes.options[:size].reshape((layers, n_multisets, n_lanes))
     pure = lanes.pure[:size if with_pure else 0].reshape((layers if with_pure else 0, n_multisets, n_lanes))
     for t in range(layers):
         if t == 0 and held:
             for lane in range(n_lanes):
-                m = lanes.hands[lane]
-                options[0, m, lane] = queue.options[slot[lane], 0, m]
+                m = hands[lane]
+                options[0, m, lane] = queued_options[slot[lane], 0, m]
                 if with_pure:
-                    pure[0, m, lane] = queue.pure[slot[lane], 0, m]
+                    pure[0, m, lane] = queued_pure[slot[lane], 0, m]
             continue
         for m in range(n_multisets):
             for lane in range(n_lanes):
-                options[t, m, lane] = queue.options[slot[lane], t, m]
+                options[t, m, lane] = queued_options[slot[lane], t, m]
             if with_pure:
                 for lane in range(n_lanes):
-                    pure[t, m, lane] = queue.pure[slot[lane], t, m]
+                    pure[t, m, lane] = queued_pure[slot[lane], t, m]
     value = lanes.value[:size].reshape((layers, n_multisets, n_lanes))
     keep = lanes.keep[:size].reshape((layers, n_multisets, n_lanes))
-    hands = lanes.hands[:n_lanes if held else 0]
     plan_lanes(options, pure, tables.add_die, tables.remove_die, tables.first_prob, value, keep,
                lanes.kv[: n_keeps * n_lanes].reshape((n_keeps, n_lanes)),
                lanes.best[: n_keeps * n_lanes].reshape((n_keeps, n_lanes)),
-               lanes.arg[: n_keeps * n_lanes].reshape((n_keeps, n_lanes)), hands, sub_keeps)
+               lanes.arg[: n_keeps * n_lanes].reshape((n_keeps, n_lanes)), hands[:n_lanes if held else 0], sub_keeps)
     return value, keep

@@ -52,40 +52,43 @@ class Work(NamedTuple):
 def _game_values(i, g, p, filled, cells, tables, plans, adjust, lin, num):
     """The corrected values of player ``p``'s open columns in game ``g`` (row ``i`` of
     ``adjust``), the plain ones computed again where a cell was filled since."""
+    column_key, column_lin, column_num = plans.column_key, plans.column_lin[g, p], plans.column_num[g, p]
     n_rows = lin.shape[1]
     full = (1 << n_rows) - 1
     for c in range(lin.shape[0]):
         own = filled[g, p, c]
         if own == full:
             continue
-        if plans.column_key[g, p, c] != own:  # a column's values change only when one of its cells is filled
+        if column_key[g, p, c] != own:  # a column's values change only when one of its cells is filled
             column_values(filled, cells, g, p, c, tables.expected, tables.variance, tables.bonus_levels,
-                          tables.level_score, tables.params, plans.column_lin[g, p], plans.column_num[g, p])
-            plans.column_key[g, p, c] = own
-        corrected_column(c, own, plans.column_lin[g, p], plans.column_num[g, p], adjust, i, lin, num)
+                          tables.level_score, tables.params, column_lin, column_num)
+            column_key[g, p, c] = own
+        corrected_column(c, own, column_lin, column_num, adjust, i, lin, num)
 
 
 @njit(cache=True, inline="always")
 def _best_ending(g, p, m, left, bits, filled, cells, consts, tables, lin, num):
     """The best ending of game ``g``'s turn now (fills and announcements of ``bits``, (2, C)):
     its value and action."""
+    scores, joker_scores = consts.scores, consts.joker_scores
+    five_face, has_jokers, yz_row = consts.five_face, consts.has_jokers, consts.yz_row
+    params, levels, sign, row_value, reach = tables.params, tables.levels, tables.sign, tables.row_value, tables.reach
     n_cols, n_rows = lin.shape[0], lin.shape[1]
     n_cells = n_cols * n_rows
     n_keeps = len(consts.keep_size)
-    yz_row = consts.yz_row
     best = -np.inf
     action = -1
     for c in range(n_cols):
         own = filled[g, p, c]
-        yamb_cell = cells[g, p, c, yz_row] if consts.has_jokers else 0
+        yamb_cell = cells[g, p, c, yz_row] if has_jokers else 0
         for r in range(n_rows):
             if (bits[0, c] >> np.uint32(r)) & ONE:
-                v = fill_value(c, r, m, own, consts.scores, consts.joker_scores, consts.five_face, consts.has_jokers,
-                               tables.params, yamb_cell, tables.levels, lin, num)
+                v = fill_value(c, r, m, own, scores, joker_scores, five_face, has_jokers, params, yamb_cell, levels,
+                               lin, num)
                 if v > best:
                     best, action = v, c * n_rows + r
             if (bits[1, c] >> np.uint32(r)) & ONE:
-                v = announce_value(c, r, m, left, tables.sign, tables.row_value, tables.reach, lin, num)
+                v = announce_value(c, r, m, left, sign, row_value, reach, lin, num)
                 if v > best:
                     best, action = v, n_cells + n_keeps + c * n_rows + r
     return best, action
@@ -96,10 +99,10 @@ def _endings(g, p, first_roll, target, state, consts, ends):
     """The endings of game ``g``'s turn after a later roll into ``ends``: fills (ordinary, or the
     committed cell), late announcements after roll 2, fills of announce cells by a pure hand.
     Returns their number."""
-    order, n_rows = consts.order, consts.n_rows
+    order, n_rows, pure_hand, filled = consts.order, consts.n_rows, consts.pure_hand, state.filled
     n_ends = 0
     for c in range(order.shape[0]):
-        entry = order[c, state.filled[g, p, c]]
+        entry = order[c, filled[g, p, c]]
         kind = entry >> kernels.KIND_SHIFT
         rows = entry & np.uint32(kernels.ROW_BITS)
         for r in range(n_rows):
@@ -110,7 +113,7 @@ def _endings(g, p, first_roll, target, state, consts, ends):
                 end = _FILL
             elif kind == kernels.LATE and target < 0 and first_roll:
                 end = _LATE
-            elif kind == kernels.ANNOUNCE and consts.pure_hand and target < 0:
+            elif kind == kernels.ANNOUNCE and pure_hand and target < 0:
                 end = _PURE
             if end >= 0:
                 ends[n_ends, 0] = c * n_rows + r
@@ -124,25 +127,31 @@ def _queue_turn(q, g, p, m, left, best, target, state, consts, tables, queue, wo
     """Queue slot ``q``: game ``g``'s turn, its options after each roll from now on (``best``, the
     best ending now, for the hand held; the endings of ``_endings`` after each later roll)."""
     options, pure, lin, num, ends = queue.options, queue.pure, work.lin, work.num, work.ends
-    n_rows, pure_hand = consts.n_rows, consts.pure_hand
+    filled, cells = state.filled, state.cells
+    n_rows, pure_hand, has_jokers, yz_row = consts.n_rows, consts.pure_hand, consts.has_jokers, consts.yz_row
+    n_multisets = options.shape[2]
     n_ends = _endings(g, p, state.roll[g] == 1, target, state, consts, ends)
     layers = left + 1
     for t in range(layers):
-        options[q, t] = -np.inf
+        for mm in range(n_multisets):
+            options[q, t, mm] = -np.inf
         if pure_hand:
-            pure[q, t] = -np.inf
+            for mm in range(n_multisets):
+                pure[q, t, mm] = -np.inf
     options[q, 0, m] = best
     # fills after the next roll, one end at a time; the same after the rolls after it
     for e in range(n_ends):
         c, r = ends[e, 0] // n_rows, ends[e, 0] % n_rows
         if ends[e, 1] != _LATE:
             into = options[q, 1] if ends[e, 1] == _FILL else pure[q, 1]
-            yamb_cell = state.cells[g, p, c, consts.yz_row] if consts.has_jokers else 0
-            best_fills(into, c, r, state.filled[g, p, c], yamb_cell, consts, tables, lin, num)
+            yamb_cell = cells[g, p, c, yz_row] if has_jokers else 0
+            best_fills(into, c, r, filled[g, p, c], yamb_cell, consts, tables, lin, num)
     for t in range(2, layers):
-        options[q, t] = options[q, 1]
+        for mm in range(n_multisets):
+            options[q, t, mm] = options[q, 1, mm]
         if pure_hand:
-            pure[q, t] = pure[q, 1]
+            for mm in range(n_multisets):
+                pure[q, t, mm] = pure[q, 1, mm]
     for e in range(n_ends):  # announcing a late_announce row after roll 2
         if ends[e, 1] == _LATE:
             best_announcements(options[q, 1], ends[e, 0] // n_rows, ends[e, 0] % n_rows, left - 1, tables, lin, num)
@@ -154,19 +163,21 @@ def _queue_turn(q, g, p, m, left, best, target, state, consts, tables, queue, wo
 def _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue, lanes, work):
     """Plan the ``n_queued`` queued turns, those of a roll count together, from the hand each game
     holds: each game's plan into ``plans``, and its keep now into ``actions`` unless it stops."""
-    n_cells, n_keeps = consts.order.shape[0] * consts.n_rows, len(consts.keep_size)
+    n_cells = consts.order.shape[0] * consts.n_rows
+    queued_layers, owner, target, start = queue.layers, queue.owner, queue.target, work.start
+    slot, hands = lanes.slot, lanes.hands
+    dice, roll, turn = state.dice, state.roll, state.turn
     n_multisets = queue.options.shape[2]
     later = plans.keep.shape[1]
     flat_keep = plans.keep.reshape(-1)
-    start = work.start
     for layers in range(2, queue.options.shape[1] + 1):
         n_lanes = 0
         for q in range(n_queued):
-            if queue.layers[q] == layers:
-                g = games[queue.owner[q]]
-                lanes.slot[n_lanes] = q
-                lanes.hands[n_lanes] = state.dice[g]
-                start[n_lanes] = (g * later + state.roll[g] - 1) * n_multisets  # where keep[g, roll[g] - 1] starts
+            if queued_layers[q] == layers:
+                g = games[owner[q]]
+                slot[n_lanes] = q
+                hands[n_lanes] = dice[g]
+                start[n_lanes] = (g * later + roll[g] - 1) * n_multisets  # where keep[g, roll[g] - 1] starts
                 n_lanes += 1
         if n_lanes == 0:
             continue
@@ -176,12 +187,11 @@ def _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue, 
                 for lane in range(n_lanes):
                     flat_keep[start[lane] + (t - 1) * n_multisets + mm] = keep[t, mm, lane]
         for lane in range(n_lanes):
-            q = lanes.slot[lane]
-            i = queue.owner[q]
+            i = owner[slot[lane]]
             g = games[i]
-            plans.turn_id[g] = state.turn[g]
-            plans.target[g] = queue.target[q]
-            k = keep[0, lanes.hands[lane], lane]
+            plans.turn_id[g] = turn[g]
+            plans.target[g] = target[slot[lane]]
+            k = keep[0, hands[lane], lane]
             if k != STOP:
                 actions[i] = n_cells + k
 
@@ -199,26 +209,29 @@ def _search_range(start, stop, games, state, consts, tables, plans, actions, adj
                 np.empty(BLOCK, dtype=np.int64))
     queue = new_queue(rolls, n_multisets, consts.pure_hand)
     lanes = new_lanes(rolls, n_multisets, len(consts.keep_size), consts.pure_hand)
-    roll, turn, dice, player = state.roll, state.turn, state.dice, state.player
+    filled, cells, dice, roll, rolls_allowed = state.filled, state.cells, state.dice, state.roll, state.rolls_allowed
+    pure_roll, announced, answer, player, turn = state.pure, state.announced, state.answer, state.player, state.turn
+    order, five_face, pure_hand, forced_joker, yz_row = (consts.order, consts.five_face, consts.pure_hand,
+                                                        consts.forced_joker, consts.yz_row)
+    plan_keep, plan_turn_id, plan_target = plans.keep, plans.turn_id, plans.target
+    lin, num, bits = work.lin, work.num, work.bits
     n_queued = 0
     for i in range(start, stop):
         q = n_queued
         g = games[i]
         p = player[g]
         m = dice[g]
-        must, may_roll = kernels.decision(
-            state.filled, g, p, consts.order, work.bits, q, roll[g], state.rolls_allowed[g], state.announced[g],
-            state.answer[g], state.pure[g], consts.five_face[m], n_rows, consts.pure_hand, consts.forced_joker,
-            consts.yz_row)
-        target = state.announced[g] if state.announced[g] >= 0 else state.answer[g]
-        planned = roll[g] > 1 and plans.turn_id[g] == turn[g] and plans.target[g] == target
-        if planned and may_roll and not must and plans.keep[g, roll[g] - 2, m] != STOP:
-            actions[i] = n_cols * n_rows + plans.keep[g, roll[g] - 2, m]
+        must, may_roll = kernels.decision(filled, g, p, order, bits, q, roll[g], rolls_allowed[g], announced[g],
+                                          answer[g], pure_roll[g], five_face[m], n_rows, pure_hand, forced_joker,
+                                          yz_row)
+        target = announced[g] if announced[g] >= 0 else answer[g]
+        planned = roll[g] > 1 and plan_turn_id[g] == turn[g] and plan_target[g] == target
+        if planned and may_roll and not must and plan_keep[g, roll[g] - 2, m] != STOP:
+            actions[i] = n_cols * n_rows + plan_keep[g, roll[g] - 2, m]
             continue
-        _game_values(i, g, p, state.filled, state.cells, tables, plans, adjust, work.lin, work.num)
-        left = state.rolls_allowed[g] - roll[g]
-        best, action = _best_ending(g, p, m, left, work.bits[q], state.filled, state.cells, consts, tables,
-                                    work.lin, work.num)
+        _game_values(i, g, p, filled, cells, tables, plans, adjust, lin, num)
+        left = rolls_allowed[g] - roll[g]
+        best, action = _best_ending(g, p, m, left, bits[q], filled, cells, consts, tables, lin, num)
         actions[i] = action
         if must or not may_roll or planned:  # the plan, if any, says stop
             continue
