@@ -38,6 +38,8 @@ ONE = np.uint32(1)
 LEVELS = 6  # scores a number row can take: 0 to 5 dice of its face
 BONUS_MODELS = ("normal", "exact")  # how the chance of the numbers bonus is reckoned
 NORMAL_BONUS = np.zeros((0, N_NUMBER_ROWS, LEVELS))  # ``bonus_levels`` of the normal approximation
+# what each of ``CellModel.params`` holds
+THRESHOLD, BONUS, DIFFERENCE, ONES, HIGH, LOW, YZ_ROW, YZ_SCORE, EXTRA_BONUS = range(9)
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,9 +48,9 @@ class CellModel:
 
     ``levels[m, r]``: rank of hand m's score among the scores row r can take
     (number rows: how many dice count, 0..5); ``level_score[r, k]``: the score
-    of level k. ``params``: bonus threshold, bonus, difference kind, rows of
-    ones, max and min (-1 without a difference), Yahtzee row (-1 without), the
-    Yahtzee row's full score and the extra-Yahtzee bonus.
+    of level k. ``params`` (indices ``THRESHOLD`` to ``EXTRA_BONUS``): bonus threshold,
+    bonus, difference kind, rows of ones, max and min (-1 without a difference), Yahtzee
+    row (-1 without), the Yahtzee row's full score and the extra-Yahtzee bonus.
     """
 
     expected: np.ndarray  # (C, R) float64
@@ -168,7 +170,8 @@ def column_values(filled, cells, g, p, c, expected, variance, bonus_levels, leve
     bonus is exact from ``bonus_levels[c]`` (C, 6, LEVELS) unless that is empty
     (``NORMAL_BONUS``): then the open rows' sum is taken as normal.
     """
-    threshold, bonus, difference, ones, hi, lo = params[0], params[1], params[2], params[3], params[4], params[5]
+    threshold, bonus, difference = params[THRESHOLD], params[BONUS], params[DIFFERENCE]
+    ones, hi, lo = params[ONES], params[HIGH], params[LOW]
     n_rows = expected.shape[1]
     own = filled[g, p, c]
     fixed = 0.0

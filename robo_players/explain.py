@@ -19,32 +19,34 @@ from numba import njit
 
 from robo_players.base import Player
 from robo_players.cell_values import LEVELS, column_values
-from robo_players.expectimax import NO_CORRECTION, ExpectimaxPlayer, _correct, _fill_value, with_after
+from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.lookahead import LookaheadPlayer
+from robo_players.search.correction import NO_CORRECTION, Correction, correct
+from robo_players.search.values import fill_value
 from yamb.engine import GameBatch, single_thread
 from yamb.game import Cell, Game
 from yamb.rules import N_NUMBER_ROWS
 
 
 @njit(cache=True)
-def _fill_values(games, fills, filled, cells, player, dice, consts, tables, adjust, out):
+def _fill_values(games, fills, state, consts, tables, adjust, out):
     """``out[i]``: the search's value of filling cell ``fills[i]`` of ``games[i]``'s mover with its
-    dice, corrected by row ``i`` of ``adjust`` (``_correct``)."""
-    scores, joker_scores, five_face, has_jokers = consts[3], consts[4], consts[5], consts[12]
-    expected, variance, bonus_levels, levels, level_score, params = tables[:6]
-    n_cols, n_rows = filled.shape[2], expected.shape[1]
+    dice, corrected by row ``i`` of ``adjust`` (a ``Correction``)."""
+    filled, cells = state.filled, state.cells
+    n_cols, n_rows = filled.shape[2], consts.n_rows
     lin = np.zeros((n_cols, n_rows, 2))
     num = np.zeros((n_cols, N_NUMBER_ROWS, LEVELS))
     for i in range(len(games)):
-        g, p = games[i], player[games[i]]
+        g, p = games[i], state.player[games[i]]
         c, r = fills[i] // n_rows, fills[i] % n_rows
         own = filled[g, p, c]
-        column_values(filled, cells, g, p, c, expected, variance, bonus_levels, level_score, params, lin, num)
-        if adjust[0].shape[0]:
-            _correct(adjust, i, c, own, lin, num)
-        yamb_cell = cells[g, p, c, params[6]] if has_jokers else 0
-        out[i] = _fill_value(c, r, dice[g], own, scores, joker_scores, five_face, has_jokers, params, yamb_cell,
-                             levels, lin, num)
+        column_values(filled, cells, g, p, c, tables.expected, tables.variance, tables.bonus_levels,
+                      tables.level_score, tables.params, lin, num)
+        if adjust.outputs.shape[0]:
+            correct(adjust, i, c, own, lin, num)
+        yamb_cell = cells[g, p, c, consts.yz_row] if consts.has_jokers else 0
+        out[i] = fill_value(c, r, state.dice[g], own, consts.scores, consts.joker_scores, consts.five_face,
+                            consts.has_jokers, tables.params, yamb_cell, tables.levels, lin, num)
 
 
 def fill_values(player: ExpectimaxPlayer | LookaheadPlayer, batch: GameBatch, games: np.ndarray,
@@ -57,8 +59,8 @@ def fill_values(player: ExpectimaxPlayer | LookaheadPlayer, batch: GameBatch, ga
     with single_thread():
         adjust = corrections(batch, games) if corrections is not None else NO_CORRECTION
     out = np.empty(len(games))
-    _fill_values(games, np.asarray(fills, dtype=np.int64), batch.state[0], batch.state[1], batch.player,
-                 batch.dice, batch.constants, player.tables, with_after(adjust), out)
+    _fill_values(games, np.asarray(fills, dtype=np.int64), batch.state, batch.constants, player.tables,
+                 Correction(*adjust), out)
     return out
 
 

@@ -10,7 +10,9 @@ from evolution.state import expected_cell_values
 from robo_players.base import play
 from robo_players.cell_values import column_values
 from robo_players.column_exact import EXACT_KINDS, ColumnExactPlayer
-from robo_players.expectimax import ExpectimaxPlayer, _correct, _fill_value, with_after
+from robo_players.expectimax import ExpectimaxPlayer
+from robo_players.search.correction import Correction, correct
+from robo_players.search.values import fill_value
 from robo_players.lookahead import LookaheadPlayer
 from robo_players.neural.build import population_player
 from robo_players.neural.guided import SearchGuidedPlayer
@@ -31,25 +33,25 @@ class Brute(Exhaustive):
 
     def __init__(self, batch: GameBatch, game: int, player: ExpectimaxPlayer) -> None:
         super().__init__(batch, game)
-        expected, variance, bonus_levels, _, level_score, params = player.tables[:6]
-        self.params = params
+        t = player.tables
+        self.params = t.params
         games = np.array([game])
-        adjust = with_after(player.corrections(batch, games)) if type(player) is not ExpectimaxPlayer else None
+        adjust = Correction(*player.corrections(batch, games)) if type(player) is not ExpectimaxPlayer else None
         for c in range(self.lay.n_columns):
             own = batch.filled[game, 0, c]
-            column_values(batch.filled, batch.cells, game, 0, c, expected, variance, bonus_levels, level_score,
-                          params, self.lin, self.num)
+            column_values(batch.filled, batch.cells, game, 0, c, t.expected, t.variance, t.bonus_levels,
+                          t.level_score, t.params, self.lin, self.num)
             if adjust is not None:
-                _correct(adjust, 0, c, own, self.lin, self.num)
+                correct(adjust, 0, c, own, self.lin, self.num)
 
     def fill(self, cell: int, hand: tuple[int, ...]) -> float:
         c, r = divmod(cell, self.lay.n_rows)
         rl = self.r
         m = rl.dice.index_of_dice([f + 1 for f in range(6) for _ in range(hand[f])])
-        yamb_cell = self.batch.cells[self.game, 0, c, self.params[6]] if rl.has_jokers else 0
-        return float(_fill_value(c, r, m, self.batch.filled[self.game, 0, c], rl.scores, rl.joker_scores,
-                                 rl.five_alike_face, rl.has_jokers, self.params, yamb_cell, self.model.levels,
-                                 self.lin, self.num))
+        yamb_cell = self.batch.cells[self.game, 0, c, rl.row_index("yahtzee")] if rl.has_jokers else 0
+        return float(fill_value(c, r, m, self.batch.filled[self.game, 0, c], rl.scores, rl.joker_scores,
+                                rl.five_alike_face, rl.has_jokers, self.params, yamb_cell, self.model.levels,
+                                self.lin, self.num))
 
     def start(self) -> float:
         """Expected value of the turn before its first roll."""
@@ -67,7 +69,7 @@ class Brute3(Brute):
 
     def fill(self, cell: int, hand: tuple[int, ...]) -> float:
         c, r = divmod(cell, self.lay.n_rows)
-        score = hand[r] * (r + 1) if r < N_NUMBER_ROWS else int(round(self.player.tables[0][c, r]))
+        score = hand[r] * (r + 1) if r < N_NUMBER_ROWS else int(round(self.player.tables.expected[c, r]))
         if (cell, score) not in self.next:
             self.next[cell, score] = Brute(_next_batch(self.batch, c, r, score), 0, self.player).start()
         return super().fill(cell, hand) + self.next[cell, score]
@@ -133,7 +135,7 @@ def test_next_turn_values_match_brute_force(preset: str, open_rows: list[str], b
         elif r_.has_jokers and name == "yahtzee":
             cases = [(0, 0, after[0, r, 0]), (1, 50, after[0, r, 0] + 50 * after[0, r, 1])]
         else:  # filled at the row's expectation, rounded
-            cases = [(0, int(round(player.base.tables[0][0, r])), after[0, r, 0])]
+            cases = [(0, int(round(player.base.tables.expected[0, r])), after[0, r, 0])]
         for _, score, value in cases:
             brute = Brute(_next_batch(batch, 0, r, score), 0, player.base).start()
             assert value == pytest.approx(brute, abs=tolerance), (name, score)
@@ -154,7 +156,7 @@ def test_three_turns_match_brute_force() -> None:
     after = player.next_values(batch, np.array([0]))[0]
     pairs = lay.rules.row_index("two_pairs")
     for r, score, value in [(2, 0, after[0, 2, 0]), (2, 9, after[0, 2, 3]), (4, 25, after[0, 4, 5]),
-                            (pairs, int(round(player.base.tables[0][0, pairs])), after[0, pairs, 0])]:
+                            (pairs, int(round(player.base.tables.expected[0, pairs])), after[0, pairs, 0])]:
         brute = Brute3(_next_batch(batch, 0, r, score), 0, player.base).start()
         assert value == pytest.approx(brute, abs=1e-9), (r, score)
     assert np.ptp(after[0, 2]) > 0.1

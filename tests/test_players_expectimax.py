@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from robo_players.cell_values import NORMAL_BONUS, cell_model, column_values
-from robo_players.expectimax import ExpectimaxPlayer, _fill_value
+from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.greedy import GreedyPlayer
+from robo_players.search.values import fill_value
 from robo_players.simulate import simulate
 from yamb.engine import GameBatch
 from yamb.layout import Layout, layout
@@ -62,9 +63,9 @@ class Exhaustive:
         c, r = divmod(cell, self.lay.n_rows)
         m = self.r.dice.index_of_dice([f + 1 for f in range(6) for _ in range(hand[f])])
         r_ = self.r
-        return float(_fill_value(c, r, m, self.batch.filled[self.game, 0, c], r_.scores, r_.joker_scores,
-                                 r_.five_alike_face, r_.has_jokers, self.model.params, 0, self.model.levels,
-                                 self.lin, self.num))
+        return float(fill_value(c, r, m, self.batch.filled[self.game, 0, c], r_.scores, r_.joker_scores,
+                                r_.five_alike_face, r_.has_jokers, self.model.params, 0, self.model.levels,
+                                self.lin, self.num))
 
     def value(self, t: int, hand: tuple[int, ...], only: int = -1) -> float:
         """Value of holding ``hand`` after roll ``t``; ``only`` restricts the endings to one announced cell."""
@@ -151,8 +152,8 @@ def test_last_open_cell_value_is_exact_against_column_totals() -> None:
                       model.level_score, model.params, lin, num)
         values, totals = [], []
         for m in range(0, r.dice.n_multisets, 7):
-            values.append(_fill_value(0, row, m, batch.filled[0, 0, 0], r.scores, r.joker_scores,
-                                      r.five_alike_face, False, model.params, 0, model.levels, lin, num))
+            values.append(fill_value(0, row, m, batch.filled[0, 0, 0], r.scores, r.joker_scores,
+                                     r.five_alike_face, False, model.params, 0, model.levels, lin, num))
             full = cells.copy()
             full[row] = r.scores[m, row]
             totals.append(int(r.column_totals(full)["total"]))

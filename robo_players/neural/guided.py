@@ -30,6 +30,7 @@ from robo_players.column_exact import ExactColumns
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.neural.features import score_scale
 from robo_players.neural.player import Forward, network_outputs
+from robo_players.search.correction import Correction
 from yamb.engine import GameBatch
 from yamb.layout import Layout
 
@@ -54,7 +55,7 @@ class SearchGuidedPlayer(ExpectimaxPlayer):
         self.name = name
         self._outputs: weakref.WeakKeyDictionary[GameBatch, tuple] = weakref.WeakKeyDictionary()
 
-    def corrections(self, batch: GameBatch, games: np.ndarray) -> tuple:
+    def corrections(self, batch: GameBatch, games: np.ndarray) -> Correction:
         """The network's corrections of the cells of ``games``, as ``ExpectimaxPlayer.search`` takes
         them (``compose``)."""
         if len(self.cell_values) > 1:
@@ -63,18 +64,18 @@ class SearchGuidedPlayer(ExpectimaxPlayer):
             out, rows = network_outputs(self.forward, batch, games, self.cell_values, False)
         return self.compose(batch, games, out, rows)
 
-    def compose(self, batch: GameBatch, games: np.ndarray, out: np.ndarray, rows: np.ndarray) -> tuple:
+    def compose(self, batch: GameBatch, games: np.ndarray, out: np.ndarray, rows: np.ndarray) -> Correction:
         """Network outputs ``out[rows[i]]`` of ``games[i]`` as the search takes them: float32
         ``[d / scale | w]`` per cell, the rows and the scale; with ``exact`` columns, float64
         corrections composed with theirs, one row per game, scale 1."""
         if self.exact is None:
-            return np.ascontiguousarray(out, dtype=np.float32), np.asarray(rows, dtype=np.int64), self.scale
+            return Correction(np.ascontiguousarray(out, dtype=np.float32), np.asarray(rows, dtype=np.int64), self.scale)
         column = self.exact.corrections(batch, games).reshape(len(games), 2, -1)
         net = np.asarray(out[rows], dtype=np.float64).reshape(len(games), 2, -1)
         w_net = np.maximum(net[:, 1], -1.0)  # written so that outputs of 0 leave the column's exactly
         w = column[:, 1] + w_net * (1.0 + column[:, 1])
         d = column[:, 0] + w_net * column[:, 0] + net[:, 0] * self.scale
-        return np.concatenate([d, w], axis=1), np.arange(len(games), dtype=np.int64), 1.0
+        return Correction(np.concatenate([d, w], axis=1), np.arange(len(games), dtype=np.int64), 1.0)
 
     def _population_outputs(self, batch: GameBatch, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """A population's outputs for the whole batch, computed again only when a game of ``games``

@@ -1,0 +1,73 @@
+"""The value of ending a turn in a cell: a fill with a hand, or an announcement holding one.
+
+Cell values come as ``lin`` (C, R, 2), a collection row's value ``lin[c, r, 0] * s +
+lin[c, r, 1]`` for score ``s``, and ``num`` (C, 6, LEVELS), a number row's value by level
+(``robo_players.cell_values.column_values``, corrected by ``robo_players.search.correction``).
+``best_fills`` and ``best_announcements`` take the larger of a row of hands' options and
+the ending's value of each hand: the options of a turn queued for planning.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from robo_players.cell_values import EXTRA_BONUS, YZ_ROW, YZ_SCORE
+from yamb import kernels
+from yamb.rules import N_NUMBER_ROWS
+
+
+@njit(cache=True, inline="always")
+def fill_value(c, r, m, own, scores, joker_scores, five_face, has_jokers, params, yamb_cell, levels, lin, num):
+    """Value of filling row ``r`` of column ``c`` (filled rows ``own``, Yahtzee cell ``yamb_cell``)
+    with hand ``m``: a joker's score and the extra Yahtzee bonus included."""
+    if r < N_NUMBER_ROWS:
+        v = num[c, r, levels[m, r]]
+    else:
+        v = lin[c, r, 0] * scores[m, r] + lin[c, r, 1]
+    if has_jokers and five_face[m] > 0:  # a joker's score, the extra Yahtzee bonus
+        s = kernels.fill_score(scores, joker_scores, five_face, has_jokers, params[YZ_ROW], own, m, r)
+        v += lin[c, r, 0] * (s - scores[m, r])
+        if yamb_cell == params[YZ_SCORE]:
+            v += params[EXTRA_BONUS]
+    return v
+
+
+@njit(cache=True, inline="always")
+def announce_value(c, r, m, left, sign, row_value, reach, lin, num):
+    """Expected value of announcing row ``r`` of column ``c`` holding ``m`` with ``left`` rolls left."""
+    if r < N_NUMBER_ROWS:
+        v = num[c, r, 0]
+        for k in range(reach.shape[3]):
+            v += reach[left, m, r, k] * (num[c, r, k + 1] - num[c, r, k])
+        return v
+    return lin[c, r, 0] * sign[r] * row_value[left, m, r] + lin[c, r, 1]
+
+
+@njit(cache=True, inline="always")
+def best_fills(row, c, r, own, yamb_cell, consts, tables, lin, num):
+    """``row[m]``: the larger of itself and the value of filling row ``r`` of column ``c`` (filled
+    rows ``own``, Yahtzee cell ``yamb_cell``) with each hand ``m`` (contiguous rows of the
+    tables; jokers after)."""
+    levels_t, scores_t, five_face = tables.levels_t, tables.scores_t, consts.five_face
+    if r < N_NUMBER_ROWS:
+        for m in range(len(row)):
+            row[m] = max(row[m], num[c, r, levels_t[r, m]])
+    else:
+        a, b = lin[c, r, 0], lin[c, r, 1]
+        for m in range(len(row)):
+            row[m] = max(row[m], a * scores_t[r, m] + b)
+    if consts.has_jokers:  # a joker scores more, and an extra Yahtzee earns its bonus
+        for m in range(len(row)):
+            if five_face[m] > 0:
+                v = fill_value(c, r, m, own, consts.scores, consts.joker_scores, five_face, True, tables.params,
+                               yamb_cell, tables.levels, lin, num)
+                row[m] = max(row[m], v)
+
+
+@njit(cache=True, inline="always")
+def best_announcements(row, c, r, left, tables, lin, num):
+    """``row[m]``: the larger of itself and the value of announcing row ``r`` of column ``c``
+    holding each hand ``m`` with ``left`` rolls left."""
+    sign, row_value, reach = tables.sign, tables.row_value, tables.reach
+    for m in range(len(row)):
+        row[m] = max(row[m], announce_value(c, r, m, left, sign, row_value, reach, lin, num))
