@@ -49,7 +49,7 @@ from evolution.sweep_study import (
     SweepError, SweepSettings, join_study, load_study, make_pruner, read_settings, retry_callback,
     write_settings,
 )
-from evolution.sweep_worker import DUPLICATE_OF, FINISHED, finished_numbers, trial_number, work_trials
+from evolution.sweep_worker import DUPLICATE_OF, finished_numbers, trial_number, work_trials
 
 TRIALS_DIR = "trials"
 RUN_DIR = "run_dir"  # user attribute of a trial: its run directory, relative to the sweep directory

@@ -39,6 +39,8 @@ from expected_scores.tables import load_distribution
 from robo_players.cell_values import LEVELS, column_values
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.row_means import DEFAULT_PLAYED, search_values
+from robo_players.search.correction import Correction
+from robo_players.search.tables import SearchTables
 from yamb.engine import GameBatch, threads_for
 from yamb.layout import Layout
 from yamb.rules import N_NUMBER_ROWS, Rules
@@ -171,7 +173,7 @@ class ExactColumns:
     """The corrections that bring a search's values of the cells of some column kinds to the exact
     change of their column's value (``(d, w)`` per cell, 0 elsewhere)."""
 
-    def __init__(self, layout: Layout, search_tables: tuple, kinds: tuple[str, ...] = ("free",),
+    def __init__(self, layout: Layout, search_tables: SearchTables, kinds: tuple[str, ...] = ("free",),
                  solutions: Mapping[str, Solution] | None = None) -> None:
         """``search_tables``: the search's (``ExpectimaxPlayer.tables``), whose values are corrected;
         ``kinds``: the column kinds valued exactly (those of ``EXACT_KINDS`` the rules allow; the
@@ -180,8 +182,8 @@ class ExactColumns:
         solutions = solutions or {}
         rules = layout.rules
         self.shape = (2, len(layout.columns), rules.n_rows)
-        expected, variance, bonus_levels, _, level_score, params = search_tables[:6]  # its ``CellModel`` part
-        cell_tables = CellTables(expected, variance, bonus_levels, level_score, params)
+        t = search_tables  # its ``CellModel`` part
+        cell_tables = CellTables(t.expected, t.variance, t.bonus_levels, t.level_score, t.params)
         rows, weights = row_tables(rules), score_weights(rules)
         self.any_order: list[tuple] = []  # (columns, the arguments of ``_adjust`` after them)
         self.ordered: list[tuple] = []  # (column, solution, the arguments of ``_adjust_ordered``)
@@ -224,10 +226,10 @@ class ColumnExactPlayer(ExpectimaxPlayer):
         super().__init__(layout, *search_values(layout, played, "normal"))
         self.exact = ExactColumns(layout, self.tables, kinds, solutions)
 
-    def corrections(self, batch: GameBatch, games: np.ndarray) -> tuple:
+    def corrections(self, batch: GameBatch, games: np.ndarray) -> Correction:
         """The exact columns' corrections of the cells of ``games``, as ``search`` takes them."""
         adjust = self.exact.corrections(batch, games)
-        return adjust.reshape(len(games), -1), np.arange(len(games), dtype=np.int64), 1.0
+        return Correction(adjust.reshape(len(games), -1), np.arange(len(games), dtype=np.int64), 1.0)
 
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         games = np.asarray(games, dtype=np.int64)

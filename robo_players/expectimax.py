@@ -89,15 +89,13 @@ class ExpectimaxPlayer:
             )
         return self._plans[batch]
 
-    def search(self, batch: GameBatch, games: np.ndarray, adjust: tuple = NO_CORRECTION) -> np.ndarray:
-        """The actions of ``games`` (int64), cell values corrected by ``adjust``, a ``Correction`` or
-        its fields in order: (n, 2 CR) ``[d / scale | w]`` per cell (float32 network outputs, or
-        float64), the row of each game's corrections (int64), ``scale`` and optionally ``after``;
-        none by default. On all numba threads."""
+    def search(self, batch: GameBatch, games: np.ndarray, adjust: Correction = NO_CORRECTION) -> np.ndarray:
+        """The actions of ``games`` (int64), cell values corrected by ``adjust`` (none by default).
+        On all numba threads."""
         actions = np.empty(len(games), dtype=np.int64)
         chunks = min(-(-len(games) // BLOCK), CHUNKS_PER_THREAD * get_num_threads())
         search_games(games, batch.state, batch.constants, self.tables, *self._plans_of(batch), actions,
-                     Correction(*adjust), chunks)
+                     adjust, chunks)
         return actions
 
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:

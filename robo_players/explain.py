@@ -21,7 +21,7 @@ from robo_players.base import Player
 from robo_players.cell_values import LEVELS, column_values
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.lookahead import LookaheadPlayer
-from robo_players.search.correction import NO_CORRECTION, Correction, correct
+from robo_players.search.correction import NO_CORRECTION, correct
 from robo_players.search.values import fill_value
 from yamb.engine import GameBatch, single_thread
 from yamb.game import Cell, Game
@@ -60,7 +60,7 @@ def fill_values(player: ExpectimaxPlayer | LookaheadPlayer, batch: GameBatch, ga
         adjust = corrections(batch, games) if corrections is not None else NO_CORRECTION
     out = np.empty(len(games))
     _fill_values(games, np.asarray(fills, dtype=np.int64), batch.state, batch.constants, player.tables,
-                 Correction(*adjust), out)
+                 adjust, out)
     return out
 
 

@@ -159,7 +159,7 @@ class LookaheadPlayer:
         tables = NextTables(self.layout, self.layout.rules, filled, cells)
         games = np.arange(len(filled), dtype=np.int64)
         if members is None:  # one network, or none: as for the tables in play
-            return Correction(*base.corrections(tables, games))  # type: ignore[arg-type]
+            return base.corrections(tables, games)  # type: ignore[arg-type]
         x = encode(tables, None, base.cell_values[members], False)  # type: ignore[arg-type]
         out = np.empty((len(filled), 2 * self.layout.n_cells), dtype=np.float32)
         for m in np.unique(members):  # each member's tables through its own network
@@ -256,7 +256,7 @@ class LookaheadPlayer:
             after[stale] = self.next_values(batch, stale)
             turn[stale] = batch.turn[stale]
         if type(self.base) is not ExpectimaxPlayer:
-            own = Correction(*self.base.corrections(batch, games))
+            own = self.base.corrections(batch, games)
             outputs, scale = own.outputs[own.rows], own.scale
         else:
             outputs, scale = np.zeros((len(games), 2 * self.layout.n_cells), dtype=np.float32), 1.0

@@ -100,7 +100,7 @@ def test_a_collection_cell_is_valued_by_the_exact_change_of_the_column() -> None
         d, w = adjust[0, :, 0, k]
         # expectimax values a collection cell at s - E[row]; corrected: (1 + w)(s - E) + d = s + after - before
         assert w == pytest.approx(0.0, abs=1e-9)
-        e = ExpectimaxPlayer(lay).tables[0][0, k]
+        e = ExpectimaxPlayer(lay).tables.expected[0, k]
         for s in (0, 44, 80):
             assert (1 + w) * (s - e) + d == pytest.approx(s + after - before)
 
@@ -128,7 +128,8 @@ def test_an_ordered_columns_last_cell_is_valued_by_its_exact_change(kind: str) -
     lin = np.zeros((2, r.n_rows, 2))
     num = np.zeros((2, 6, 6))
     t = search.tables
-    column_values(batch.filled, batch.cells, 0, 0, 1, t[0], t[1], t[2], t[4], t[5], lin, num)
+    column_values(batch.filled, batch.cells, 0, 0, 1, t.expected, t.variance, t.bonus_levels, t.level_score, t.params,
+                  lin, num)
     if row == r.n_rows - 1:  # yamb: a collection row, the fit is exact
         for s in (0, 55, 80):
             assert (1 + w) * (lin[1, row, 0] * s + lin[1, row, 1]) + d == pytest.approx(s - alone)

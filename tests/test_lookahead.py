@@ -11,7 +11,7 @@ from robo_players.base import play
 from robo_players.cell_values import column_values
 from robo_players.column_exact import EXACT_KINDS, ColumnExactPlayer
 from robo_players.expectimax import ExpectimaxPlayer
-from robo_players.search.correction import Correction, correct
+from robo_players.search.correction import correct
 from robo_players.search.values import fill_value
 from robo_players.lookahead import LookaheadPlayer
 from robo_players.neural.build import population_player
@@ -36,7 +36,7 @@ class Brute(Exhaustive):
         t = player.tables
         self.params = t.params
         games = np.array([game])
-        adjust = Correction(*player.corrections(batch, games)) if type(player) is not ExpectimaxPlayer else None
+        adjust = player.corrections(batch, games) if type(player) is not ExpectimaxPlayer else None
         for c in range(self.lay.n_columns):
             own = batch.filled[game, 0, c]
             column_values(batch.filled, batch.cells, game, 0, c, t.expected, t.variance, t.bonus_levels,
