@@ -46,7 +46,7 @@ class ObservationEncoder:
         self._expected: np.ndarray | None = None
         if row_scores is not None:
             self._expected = _cell_expectations(row_scores, layout)
-            self._scale = np.float32(np.abs(rules.scores).max())
+            self._scale = np.float32(rules.largest_score)
             low = np.concatenate([low, np.zeros(layout.n_rows), np.full(layout.n_cells, -1.0)]).astype(np.float32)
         self.size = len(low)
         self.space = spaces.Box(low, np.ones(self.size, dtype=np.float32), dtype=np.float32)

@@ -85,6 +85,11 @@ class Rules:
         top = self.dice.multisets.max(axis=1) >= 5
         return np.where(top, self.dice.multisets.argmax(axis=1) + 1, 0).astype(np.int8)
 
+    @property
+    def largest_score(self) -> int:
+        """The largest score of a row (in absolute value): the scale of the players' and the env's score features."""
+        return int(np.abs(self.scores).max())
+
     def row_index(self, row: str) -> int:
         """Index of a row name, or a precise error."""
         try:

@@ -51,7 +51,8 @@ def dice_size(layout: Layout) -> int:
 
 
 def score_scale(layout: Layout) -> float:
-    return float(np.abs(layout.rules.scores).max())
+    """The scale of the score features (``Rules.largest_score``)."""
+    return float(layout.rules.largest_score)
 
 
 @njit(inline="always")
