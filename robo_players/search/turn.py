@@ -210,9 +210,7 @@ def _search_range(start, stop, games, state, consts, tables, plans, actions, adj
     queue = new_queue(rolls, n_multisets, consts.pure_hand)
     lanes = new_lanes(rolls, n_multisets, len(consts.keep_size), consts.pure_hand)
     filled, cells, dice, roll, rolls_allowed = state.filled, state.cells, state.dice, state.roll, state.rolls_allowed
-    pure_roll, announced, answer, player, turn = state.pure, state.announced, state.answer, state.player, state.turn
-    order, five_face, pure_hand, forced_joker, yz_row = (consts.order, consts.five_face, consts.pure_hand,
-                                                        consts.forced_joker, consts.yz_row)
+    announced, answer, player, turn = state.announced, state.answer, state.player, state.turn
     plan_keep, plan_turn_id, plan_target = plans.keep, plans.turn_id, plans.target
     lin, num, bits = work.lin, work.num, work.bits
     n_queued = 0
@@ -221,9 +219,7 @@ def _search_range(start, stop, games, state, consts, tables, plans, actions, adj
         g = games[i]
         p = player[g]
         m = dice[g]
-        must, may_roll = kernels.decision(filled, g, p, order, bits, q, roll[g], rolls_allowed[g], announced[g],
-                                          answer[g], pure_roll[g], five_face[m], n_rows, pure_hand, forced_joker,
-                                          yz_row)
+        must, may_roll = kernels.decide(state, consts, g, bits, q)
         target = announced[g] if announced[g] >= 0 else answer[g]
         planned = roll[g] > 1 and plan_turn_id[g] == turn[g] and plan_target[g] == target
         if planned and may_roll and not must and plan_keep[g, roll[g] - 2, m] != STOP:
