@@ -67,22 +67,22 @@ def cells_of_row(lines: list[str], number: int, row: str, n_columns: int) -> lis
     return found[-1].replace("│", " ").split()[:n_columns]
 
 
-def expected_cells(preset: str, row: str, dice: tuple[int, ...], filled: dict[str, int]) -> list[str]:
-    """What a prompt of the player's first turn shows in each column of a row: ``+N`` where the dice
-    may be filled (the free column everywhere; down only its first row, up only its last), ``◇``
-    where the row may be announced (the announce column after the first roll). In later turns of
-    one-column tables, ``filled`` gives the rows filled and their scores."""
+def expected_cells(preset: str, row: str, dice: tuple[int, ...], filled: dict[tuple[str, str], int]) -> list[str]:
+    """What a prompt at the first roll of a turn shows in each column of a row: the score of a cell in
+    ``filled``; ``+N`` where the dice may be filled (the free column everywhere, down only its first row
+    and up only its last while nothing else is filled in them), ``◇`` where the row may be announced (the
+    announce column after the first roll)."""
     rows = ROWS[preset]
-    if row in filled:
-        return [str(filled[row])]
     fill = f"+{reference_score(preset, row, dice)}"
-    return [{"down": fill if row == rows[0] else "·", "up": fill if row == rows[-1] else "·",
-             "free": fill, "announce": "◇"}[kind] for kind in COLUMNS[preset]]
+    open_cell = {"down": fill if row == rows[0] else "·", "up": fill if row == rows[-1] else "·",
+                 "free": fill, "announce": "◇"}
+    return [str(filled[kind, row]) if (kind, row) in filled else open_cell[kind] for kind in COLUMNS[preset]]
 
 
 def check_mover_screen(lines: list[str], preset: str, prompt: str,
-                       filled: dict[str, int] | None = None) -> tuple[int, ...]:
-    """The sheet of ``You``, its fill options, the dice and the prompt are all on screen; the dice."""
+                       filled: dict[tuple[str, str], int] | None = None) -> tuple[int, ...]:
+    """The sheet of ``You`` (``filled``: its filled cells), its fill options, the dice and the prompt are
+    all on screen; the dice."""
     text = "\n".join(lines)
     assert lines[-1] == prompt.strip(), text
     assert "You ◀" in text, text
@@ -90,7 +90,8 @@ def check_mover_screen(lines: list[str], preset: str, prompt: str,
     assert found, text
     dice = tuple(int(d) for d in re.findall(r"\d", found[-1]))
     for number, row in enumerate(ROWS[preset], start=1):
-        assert cells_of_row(lines, number, row, len(COLUMNS[preset])) == expected_cells(preset, row, dice, filled or {}), text
+        cells = cells_of_row(lines, number, row, len(COLUMNS[preset]))
+        assert cells == expected_cells(preset, row, dice, filled or {}), text
     assert re.search(r"\btotal\b", text), text
     return dice
 
@@ -110,32 +111,35 @@ def test_the_mover_sees_their_sheet_dice_and_prompt(lines: int, columns: int, pr
 
 
 def test_other_sheets_are_summarised_at_80x24_and_shown_on_a_key() -> None:
-    term = Terminal(24, 80, "--preset", "yatzy", "--bot", "random", "--seed", "3")
-    term.expect("keep> ")
-    dice = check_mover_screen(term.send("fill", "fill> "), "yatzy", "fill> ")
-    filled = {"chance": reference_score("yatzy", "chance", dice)}
-    term.child.sendline("chance")
-    term.child.expect(r"random ▸ fills free:(\w+) with (\d+)")
+    term = Terminal(24, 80, "--preset", "yamb", "--bot", "random", "--seed", "3")
+    term.expect("announce> ")
+    term.send("", "keep> ")
+    dice = check_mover_screen(term.send("fill", "fill> "), "yamb", "fill> ")
+    filled = {("free", "yamb"): reference_score("yamb", "yamb", dice)}
+    term.child.sendline("free yamb")
+    term.child.expect(r"random ▸ fills (\w+):(\w+) with (\d+)")
     term.stream.feed(term.child.before + term.child.after)
-    bot_row, bot_score = term.child.match.group(1), int(term.child.match.group(2))
-    term.expect("keep> ")
+    bot_cell, bot_score = (term.child.match.group(1), term.child.match.group(2)), int(term.child.match.group(3))
+    term.expect("announce> ")
     screen = term.lines()
-    check_mover_screen(screen, "yatzy", "keep> ", filled)
+    check_mover_screen(screen, "yamb", "announce> ", filled)
     assert any(re.search(rf"random: {bot_score}\b", line) for line in screen), "\n".join(screen)
-    assert "random ◀" not in "\n".join(screen)
-    others = term.send("=", "keep> ")  # the bot's sheet in full, its one filled cell with its score
-    bot_rows = ROWS["yatzy"]
-    for number, row in enumerate(bot_rows, start=1):
-        assert cells_of_row(others, number, row, 1) == [str(bot_score) if row == bot_row else "·"]
+    header = [line for line in screen if "You ◀" in line]
+    assert "random" not in header[-1].split("You to move")[0], "\n".join(screen)  # its sheet is not drawn
+    others = term.send("=", "announce> ")  # the bot's sheet in full, its one filled cell with its score
+    for number, row in enumerate(ROWS["yamb"], start=1):
+        expected = [str(bot_score) if (kind, row) == bot_cell else "·" for kind in COLUMNS["yamb"]]
+        assert cells_of_row(others, number, row, 4) == expected, "\n".join(others)
     assert "You ◀" not in "\n".join(others)
-    check_mover_screen(term.send("=", "keep> "), "yatzy", "keep> ", filled)  # and back
+    check_mover_screen(term.send("=", "announce> "), "yamb", "announce> ", filled)  # and back
     term.close()
 
 
-def test_sheets_side_by_side_at_120x40() -> None:
-    term = Terminal(40, 120, "--preset", "yamb", "--bot", "random", "--seed", "5")
-    term.expect("announce> ")
+@pytest.mark.parametrize(("lines", "columns", "preset"), [(40, 120, "yamb"), (24, 80, "yatzy")])
+def test_sheets_side_by_side_where_they_fit(lines: int, columns: int, preset: str) -> None:
+    term = Terminal(lines, columns, "--preset", preset, "--bot", "random", "--seed", "5")
+    term.expect("announce> " if preset == "yamb" else "keep> ")
     screen = term.lines()
     header = [line for line in screen if "You ◀" in line]
-    assert header and "random" in header[0], "\n".join(screen)  # the bot's sheet beside the mover's
+    assert header and "random" in header[-1], "\n".join(screen)  # the bot's sheet beside the mover's
     term.close()

@@ -23,7 +23,7 @@ HINT = "?"
 STOP_WORDS = ("fill", "stop", "s")
 REROLL_WORDS = ("none", "-", "r")
 NO_WORDS = ("", "no", "n")
-KEEP_HELP = "positions to keep (1 3 4), faces after f (f 6 6 6), none to reroll all, fill to stop"
+KEEP_HELP = "positions to keep (1 3 4), faces (f 6 6 6), none rerolls all, fill stops"
 
 
 class InputError(YambError):
