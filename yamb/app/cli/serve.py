@@ -48,9 +48,14 @@ def bind(host: str, port: int):
     except (socket.gaierror, UnicodeError) as error:
         raise YambError(f"--host {host}: unknown host ({getattr(error, 'strerror', None) or error})") from None
     family, _, _, _, address = min(found, key=lambda info: info[0] != socket.AF_INET)
+    sock = socket.socket(family, socket.SOCK_STREAM)  # an IPv6 one as the system makes it (:: takes IPv4 too)
     try:
-        return socket.create_server(address[:2], family=family, backlog=BACKLOG)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(BACKLOG)
+        return sock
     except OSError as error:
+        sock.close()
         import errno
 
         if error.errno == errno.EADDRINUSE:
