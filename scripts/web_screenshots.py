@@ -28,7 +28,7 @@ def follow_hints(server, state: dict, turns: int | None) -> dict:
             state = server.post(f"/api/games/{gid}/bot")
             continue
         hint = server.get(f"/api/games/{gid}/hint")
-        move = {"kind": hint["kind"]}
+        move = {"moves": state["moves"], "kind": hint["kind"]}
         move.update({"keep": hint["keep"]} if hint["kind"] == "roll" else {"column": hint["column"], "row": hint["row"]})
         state = server.post(f"/api/games/{gid}/moves", move)
     return state

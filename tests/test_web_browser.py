@@ -149,11 +149,12 @@ def test_a_game_goes_on_after_the_server_is_killed(browser_path, tmp_path):
             if state["to_move"] == 1:
                 state = first.post(f"/api/games/{state['id']}/bot")
             elif state["can_roll"] and rng.random() < 0.5:
-                state = first.post(f"/api/games/{state['id']}/moves", {"kind": "roll", "keep": state["dice"][:3]})
+                state = first.post(f"/api/games/{state['id']}/moves",
+                                   {"moves": state["moves"], "kind": "roll", "keep": state["dice"][:3]})
             else:
                 cell = state["fillable"][-1]
                 state = first.post(f"/api/games/{state['id']}/moves",
-                                   {"kind": "fill", "column": cell["column"], "row": cell["row"]})
+                                   {"moves": state["moves"], "kind": "fill", "column": cell["column"], "row": cell["row"]})
         assert 0 < state["turn"] < state["turns_per_player"]
     finally:
         first.stop(signal.SIGKILL)
