@@ -112,6 +112,10 @@ def test_the_mover_sees_their_sheet_dice_and_prompt(lines: int, columns: int, pr
     dice = check_mover_screen(term.lines(), preset, first)
     if preset == "yamb":  # no announcement: the keep prompt, on the same dice
         assert check_mover_screen(term.send("", "keep> "), preset, "keep> ") == dice
+    for _ in range(3):  # refused answers: the reason, and the whole screen again
+        screen = term.send("9", "keep> ")
+        assert check_mover_screen(screen, preset, "keep> ") == dice
+        assert "is not a position" in "\n".join(screen)
     screen = term.send("fill", "fill> ")
     assert check_mover_screen(screen, preset, "fill> ") == dice
     term.close()
