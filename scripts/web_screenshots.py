@@ -2,9 +2,10 @@
 
 A yamb game against the shipped bot is played to its ninth turn through the
 API (the person following the bot's hints), then shown in the page at the
-person's first roll with a hint asked for; a game played to its end shows the
-summary; the runs page shows the runs under ``--runs`` (default: a made-up
-demo run, ``tests/web_helpers.make_run``).
+person's first roll with a hint asked for, also as a laptop (1280x800) and a
+phone (390x844) show it; a game played to its end shows the summary; the runs
+page shows the runs under ``--runs`` (default: a made-up demo run,
+``tests/web_helpers.make_run``).
 
     python -m scripts.web_screenshots --runs runs --out docs/web
 """
@@ -16,7 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.web_helpers import chromium, make_run, start_server
+from tests.web_helpers import VIEWPORT, chromium, make_run, start_server
+
+SCREENS = {"laptop": (1280, 800), "phone": (390, 844)}  # game-laptop.png and game-phone.png: what fits without scrolling
 
 
 def follow_hints(server, state: dict, turns: int | None) -> dict:
@@ -62,6 +65,11 @@ def main(argv: list[str] | None = None) -> int:
                     die.click()
                 time.sleep(0.3)
                 page.screenshot(path=args.out / "game.png", full_page=True)
+                for name, (width, height) in SCREENS.items():
+                    page.set_viewport_size({"width": width, "height": height})
+                    time.sleep(0.3)
+                    page.screenshot(path=args.out / f"game-{name}.png")
+                page.set_viewport_size(VIEWPORT)
                 page.goto(f"{server.url}/#g={over['id']}")
                 page.wait_for_selector("[data-testid=summary]:not([hidden])")
                 page.screenshot(path=args.out / "game-over.png", full_page=True)
@@ -71,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
                 page.screenshot(path=args.out / "runs.png", full_page=True)
         finally:
             server.stop()
-    print(f"wrote {args.out}/game.png, game-over.png, runs.png")
+    print(f"wrote {args.out}/game.png, {', '.join(f'game-{name}.png' for name in SCREENS)}, game-over.png, runs.png")
     return 0
 
 

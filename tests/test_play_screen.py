@@ -4,11 +4,13 @@ The program runs on a pseudo-terminal of the given size with colours on, and
 a terminal emulator (pyte) keeps the screen as a person would see it. At each
 prompt the whole of the mover's sheet must be on screen with the cells they
 may fill (``+N``, checked against the reference scorer), the dice and the
-prompt itself.
+prompt itself. The arrangement itself is checked on every preset without a
+terminal, on a console of a given size.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import signal
@@ -18,14 +20,18 @@ from pathlib import Path
 import pexpect
 import pyte
 import pytest
+from rich.console import Console
 
+import yamb
 from tests.reference_game import ROWS, reference_score
+from yamb.app.moves import fill_scores
+from yamb.app.terminal.prompts import match_name
+from yamb.app.terminal.render import Panel, Sheet, screen, short_labels
+from yamb.game import Game
 
 ROOT = Path(__file__).resolve().parents[1]
 DICE = re.compile(r"dice((?: \[\d\])+)")
 COLUMNS = {"yamb": ("down", "up", "free", "announce"), "yatzy": ("free",)}
-
-pytestmark = pytest.mark.slow
 
 
 class Terminal:
@@ -96,6 +102,7 @@ def check_mover_screen(lines: list[str], preset: str, prompt: str,
     return dice
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("lines", "columns"), [(24, 80), (40, 120)])
 @pytest.mark.parametrize("preset", ["yamb", "yatzy"])
 def test_the_mover_sees_their_sheet_dice_and_prompt(lines: int, columns: int, preset: str) -> None:
@@ -105,11 +112,16 @@ def test_the_mover_sees_their_sheet_dice_and_prompt(lines: int, columns: int, pr
     dice = check_mover_screen(term.lines(), preset, first)
     if preset == "yamb":  # no announcement: the keep prompt, on the same dice
         assert check_mover_screen(term.send("", "keep> "), preset, "keep> ") == dice
+    for _ in range(3):  # refused answers: the reason, and the whole screen again
+        screen = term.send("9", "keep> ")
+        assert check_mover_screen(screen, preset, "keep> ") == dice
+        assert "is not a position" in "\n".join(screen)
     screen = term.send("fill", "fill> ")
     assert check_mover_screen(screen, preset, "fill> ") == dice
     term.close()
 
 
+@pytest.mark.slow
 def test_other_sheets_are_summarised_at_80x24_and_shown_on_a_key() -> None:
     term = Terminal(24, 80, "--preset", "yamb", "--bot", "random", "--seed", "3")
     term.expect("announce> ")
@@ -135,6 +147,7 @@ def test_other_sheets_are_summarised_at_80x24_and_shown_on_a_key() -> None:
     term.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("lines", "columns", "preset"), [(40, 120, "yamb"), (24, 80, "yatzy")])
 def test_sheets_side_by_side_where_they_fit(lines: int, columns: int, preset: str) -> None:
     term = Terminal(lines, columns, "--preset", preset, "--bot", "random", "--seed", "5")
@@ -143,3 +156,36 @@ def test_sheets_side_by_side_where_they_fit(lines: int, columns: int, preset: st
     header = [line for line in screen if "You ◀" in line]
     assert header and "random" in header[-1], "\n".join(screen)  # the bot's sheet beside the mover's
     term.close()
+
+
+# ----------------------------------------------------------------------------- without a terminal
+@pytest.mark.parametrize("columns", [("down", "up", "free", "announce"), ("free", "free", "announce"),
+                                     ("down", "up", "free", "announce", "late_announce", "counter_announce")])
+def test_short_column_names_are_what_the_prompts_accept(columns: tuple[str, ...]) -> None:
+    labels = list(Game("yamb", columns=columns, players=2).columns)
+    short = short_labels(labels)
+    assert all(len(cut) <= len(label) and label.startswith(cut) for cut, label in zip(short, labels))
+    assert [match_name(cut, tuple(labels), "column") for cut in short] == list(range(len(labels)))
+
+
+@pytest.mark.parametrize(("lines", "width"), [(24, 80), (40, 120)])
+@pytest.mark.parametrize(("preset", "dice", "players"), [("yamb", 5, 2), ("jamb6", 6, 2), ("yatzy", 5, 2),
+                                                         ("yahtzee", 5, 2), ("yamb", 5, 4)])
+def test_the_movers_sheet_fits_above_the_prompt(lines: int, width: int, preset: str, dice: int,
+                                                players: int) -> None:
+    """Every fillable row of the mover's sheet once, with a ``+N`` in each cell that may be filled,
+    and the dice, within the console's size with two lines left for the help and the prompt."""
+    game = Game(yamb.rules(preset, dice=dice), players=players, seed=1)
+    fillable = fill_scores(game)
+    sheets = [Sheet(f"player {p}", game.table(p), game.scores()[p], fillable=fillable if p == 0 else {},
+                    to_move=p == 0) for p in range(players)]
+    console = Console(file=io.StringIO(), width=width, height=lines)
+    drawn = console.render_lines(screen(console, game.rows, sheets, Panel("status", game.dice), below=2), pad=False)
+    text = ["".join(segment.text for segment in line).rstrip() for line in drawn]
+    assert len(text) + 2 <= lines and all(len(line) <= width for line in text), "\n".join(text)
+    for r, row in enumerate(game.rows):
+        found = [line for line in text if re.search(rf"(?:^|│)\s*{r + 1} {row}\b", line)]
+        assert found, "\n".join(text)
+        mover_cells = found[0].replace("│", " ").split()[2:2 + len(game.columns)]
+        assert sum(cell.startswith("+") for cell in mover_cells) == sum(cell.row == row for cell in fillable)
+    assert any(re.search(rf"dice(?: \[\d\]){{{dice}}}", line) for line in text), "\n".join(text)
