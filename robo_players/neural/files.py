@@ -152,7 +152,7 @@ def _onnx_bytes(w: NeuralWeights) -> bytes:
     return model.SerializeToString()
 
 
-def _write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
+def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
     """``np.savez`` with every entry dated 1980-01-01, so that the same arrays give the same bytes."""
     with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
         for name, array in arrays.items():
@@ -187,7 +187,7 @@ def save_weights(w: NeuralWeights, path: Path, fmt: str | None = None) -> Path:
 
             save_file(tensors, str(tmp), metadata={METADATA_KEY: json.dumps(meta)})
         else:
-            _write_npz(tmp, {**{k: v.numpy() for k, v in tensors.items()}, METADATA_KEY: np.array(json.dumps(meta))})
+            write_npz(tmp, {**{k: v.numpy() for k, v in tensors.items()}, METADATA_KEY: np.array(json.dumps(meta))})
 
     write_atomically(path, write)
     return path
