@@ -29,6 +29,7 @@ from __future__ import annotations
 import logging
 import os
 import random
+import signal
 import socket
 import time
 from collections import deque
@@ -42,7 +43,7 @@ import numpy as np
 
 from evolution.config import ConfigError, EvolveConfig
 from evolution.evaluate import init_worker
-from yamb.processes import become_worker
+from yamb.processes import end_with_parent
 
 CLUSTER_EXTRA = 'pip install -e ".[cluster]"'
 OBJECT_STORE_BYTES = 128 * 2**20  # a local Ray's object store: a generation's tasks take well under 1 MB
@@ -70,7 +71,7 @@ def backend_map(config: EvolveConfig) -> Iterator[Map]:
             try:
                 yield lambda function, items: list(pool.map(function, items))
             except BaseException:  # Ctrl-C or an error: stop the generation's tasks now, not after them
-                for process in list(pool._processes.values()):  # noqa: SLF001 - the executor has no public way
+                for process in list(pool._processes.values()):  # the executor has no public way
                     process.terminate()
                 raise
     else:
@@ -78,8 +79,10 @@ def backend_map(config: EvolveConfig) -> Iterator[Map]:
 
 
 def start_worker(parent: int, threads: int) -> None:
-    """A pool worker: it ends with the run's process, whatever ended that, and leaves Ctrl-C to it."""
-    become_worker(parent)
+    """A pool worker: it ends with the run's process, whatever ended that, and leaves Ctrl-C (which a
+    terminal sends to every process of its group) to it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    end_with_parent(parent)
     init_worker(threads)
 
 

@@ -93,4 +93,5 @@ def test_a_killed_run_leaves_no_worker_behind(tmp_path: Path, how: str) -> None:
 def test_ctrl_c_prints_one_line_and_leaves_no_worker_behind(tmp_path: Path) -> None:
     report = killed_run(tmp_path, "SIGINT")
     assert report["returncode"] == 130 and report["survivors"] == [] and len(report["seen"]) >= 2
-    assert report["stderr"].strip() == f"yamb evolve: interrupted; continue with: yamb evolve --resume {tmp_path / 'run'}"
+    resume = f"yamb evolve --resume {tmp_path / 'run'}"
+    assert report["stderr"].strip() == f"yamb evolve: interrupted; continue with: {resume}"

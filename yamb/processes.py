@@ -1,11 +1,9 @@
-"""Worker processes that end with their parent, whatever ended it (SIGKILL included), and leave Ctrl-C to it.
+"""Worker processes that end with their parent, whatever ended it (SIGKILL included).
 
-``become_worker(parent)`` is called first thing in a worker process (a pool's
-initializer, a ``Process`` target): on Linux the kernel sends the worker
-SIGKILL when its parent dies (``prctl(PR_SET_PDEATHSIG)``); elsewhere a
-daemon thread watches the parent's pid. Ctrl-C in a terminal reaches every
-process of the foreground group: the worker ignores it, and the parent stops
-the work and says so in one line.
+``end_with_parent(parent)`` is called first thing in a worker process (a
+pool's initializer, a ``Process`` target): on Linux the kernel sends the
+worker SIGKILL when its parent dies (``prctl(PR_SET_PDEATHSIG)``); elsewhere
+a daemon thread watches the parent's pid.
 """
 
 from __future__ import annotations
@@ -21,9 +19,8 @@ PR_SET_PDEATHSIG = 1
 WATCH_SECONDS = 1.0  # without prctl: how often the watchdog looks at the parent's pid
 
 
-def become_worker(parent: int) -> None:
-    """End this process when ``parent`` (the pid that started it) ends; ignore SIGINT."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def end_with_parent(parent: int) -> None:
+    """End this process when ``parent`` (the pid that started it) ends."""
     if not _death_signal():
         threading.Thread(target=_watch, args=(parent,), name="watch-parent", daemon=True).start()
     if os.getppid() != parent:  # the parent died before the death signal was asked for
