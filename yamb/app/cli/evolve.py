@@ -54,6 +54,7 @@ def _line(state, entry: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    import sys
     from pathlib import Path
 
     from rich.console import Console
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
 
     from evolution.config import from_preset, parse_assignment, read_toml, with_settings
     from evolution.report import candidates
-    from evolution.run import default_run_dir, evolve, resume, run_lock, start
+    from evolution.run import default_run_dir, discard_unsaved, evolve, is_run, resume, run_lock, start
     from evolution.verdict import verdict_lines
 
     changes = dict(parse_assignment(text) for text in args.set)
@@ -76,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         config = with_settings(config, changes).validate()
         run_dir = Path(args.out) if args.out else default_run_dir(config)
     columns = (TextColumn("[bold]generation"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    new_directory = not args.resume and not run_dir.exists()
     try:
         with run_lock(run_dir, create=not args.resume), Progress(*columns, console=console) as progress:
             if args.resume:
@@ -97,8 +99,14 @@ def run(args: argparse.Namespace) -> int:
 
             result = evolve(state, run_dir, report)
     except KeyboardInterrupt:
-        console.print(f"interrupted; continue with: yamb evolve --resume {run_dir}")
-        raise
+        if is_run(run_dir):
+            print(f"yamb evolve: interrupted; continue with: yamb evolve --resume {run_dir}", file=sys.stderr)
+        else:
+            if new_directory:
+                discard_unsaved(run_dir)
+            print("yamb evolve: interrupted before the run saved anything; run the same command to start it again",
+                  file=sys.stderr)
+        return 130
     for line in verdict_lines(result["verdict"]):
         console.print(line, soft_wrap=True)
     console.print(f"wrote {run_dir}/best.pt, summary.json, logbook.csv, fitness.png, scores.png")
