@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn, TypeVar
 
-from yamb.checks import MAX_SEED
-from yamb.errors import YambError
+from yamb.checks import MAX_DIGITS, MAX_SEED, ascii_integer
+from yamb.errors import YambError, shown
 from yamb.layout import Layout, layout
 from yamb.rules import Rules, rules
 
@@ -37,6 +38,11 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def note(command: str, text: str) -> None:
+    """A one-line note on stderr (an old spelling read as the new one, ...), beside the command's output."""
+    print(f"yamb {command}: note: {text}", file=sys.stderr, flush=True)
+
+
 def arg(check: Callable[[str], T]) -> Callable[[str], T]:
     """``check`` as an ``argparse`` type: its ``ArgumentError`` becomes argparse's message."""
 
@@ -45,16 +51,20 @@ def arg(check: Callable[[str], T]) -> Callable[[str], T]:
             return check(text)
         except YambError as error:
             raise argparse.ArgumentTypeError(str(error)) from None
+        except OSError as error:  # a name too long, a loop of links, a folder not to be read: one line
+            raise argparse.ArgumentTypeError(f"{shown(text)}: {error.strerror or error}") from None
 
     convert.__name__ = check.__name__
     return convert
 
 
 def whole_number(text: str) -> int:
-    """An integer in ASCII digits (``int`` also reads other scripts' digits, such as ``'٣'``)."""
-    if not re.fullmatch(r"\s*[+-]?[0-9]+\s*", text):
-        raise ArgumentError(f"{text!r} is not a whole number")
-    return int(text)
+    """An integer in ASCII digits (``int`` also reads other scripts' digits, such as ``'٣'``,
+    and underscores, ``1_000``), at most ``MAX_DIGITS`` of them."""
+    value = ascii_integer(text)
+    if value is None:
+        raise ArgumentError(f"{shown(text)} is not a whole number (ASCII digits 0-9, at most {MAX_DIGITS})")
+    return value
 
 
 def integer(low: int, high: int, high_text: str | None = None) -> Callable[[str], int]:
@@ -66,7 +76,7 @@ def integer(low: int, high: int, high_text: str | None = None) -> Callable[[str]
         except ArgumentError:
             value = None
         if value is None or not low <= value <= high:
-            raise ArgumentError(f"{text!r} is not a whole number from {low:,} to {high_text or f'{high:,}'}")
+            raise ArgumentError(f"{shown(text)} is not a whole number from {low:,} to {high_text or f'{high:,}'}")
         return value
 
     check.__name__ = "integer"
@@ -174,7 +184,7 @@ def layer_sizes(text: str) -> tuple[int, ...]:
         raise ArgumentError(f"hidden layer sizes {text!r}: {error}") from None
 
 
-_DECIMAL = re.compile(r"\s*\+?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*")  # ASCII, not negative
+_DECIMAL = re.compile(r"[ \t]*\+?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[ \t]*")  # ASCII, not negative
 
 
 def learning_rate(text: str) -> float:
@@ -183,18 +193,18 @@ def learning_rate(text: str) -> float:
         value = float(text)
         if 0 < value <= 1:
             return value
-    raise ArgumentError(f"{text!r} is not a learning rate above 0 and at most 1")
+    raise ArgumentError(f"{shown(text)} is not a learning rate above 0 and at most 1")
 
 
 def fraction(text: str) -> float:
     """A number from 0 up to (not including) 1, in ASCII."""
     if _DECIMAL.fullmatch(text) and 0 <= float(text) < 1:
         return float(text)
-    raise ArgumentError(f"{text!r} is not a number from 0 to below 1")
+    raise ArgumentError(f"{shown(text)} is not a number from 0 to below 1")
 
 
 def unit_interval(text: str) -> float:
     """A number from 0 to 1, both included, in ASCII."""
     if _DECIMAL.fullmatch(text) and 0 <= float(text) <= 1:
         return float(text)
-    raise ArgumentError(f"{text!r} is not a number from 0 to 1")
+    raise ArgumentError(f"{shown(text)} is not a number from 0 to 1")
