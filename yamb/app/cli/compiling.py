@@ -18,6 +18,12 @@ MESSAGE = ("compiling numba kernels (the first run after an install or an update
 
 
 _command: list[str] = []  # the command that watches (one listener a process, however often ``main`` runs)
+_said: list[bool] = [False]  # the line is printed once a process
+
+
+def said() -> None:
+    """The command said it compiles in its own words: no line from the listener."""
+    _said[0] = True
 
 
 def watch(command: str) -> None:
@@ -30,11 +36,9 @@ def watch(command: str) -> None:
     _command.append(command)
 
     class FirstCompile(event.Listener):
-        said = False
-
         def on_start(self, _event: event.Event) -> None:
-            if not self.said:
-                self.said = True
+            if not _said[0]:
+                _said[0] = True
                 print(f"yamb {_command[0]}: {MESSAGE}", file=sys.stderr, flush=True)
 
         def on_end(self, _event: event.Event) -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 
 from yamb.app.cli import options
+from yamb.app.cli.compiling import said
 from yamb.app.cli.lines import fit
 from yamb.app.cli.options import arg
 
-TYPES = {int: arg(options.whole_number)}  # ASCII digits; evolution/config.py checks the ranges
+TYPES = {int: arg(options.whole_number), tuple: arg(options.layer_sizes)}  # ASCII digits; config.py checks the ranges
 
 HELP = "evolve neural players (GA, CMA-ES, sep-CMA-ES or OpenAI ES); writes a run directory, --resume continues one"
 
@@ -28,7 +29,7 @@ OVERRIDES = (  # (flag, setting, type, help)
                                       "sep-cma (separable CMA-ES) or es (OpenAI ES; population even); "
                                       "the last two are linear in the weights"),
     ("--columns", "columns", str, "comma-separated column kinds (default: the game's table)"),
-    ("--hidden", "hidden", str, "hidden layer sizes, comma-separated, e.g. 32 or 32,16"),
+    ("--hidden", "hidden", tuple, "hidden layer sizes, comma-separated, e.g. 32 or 32,16"),
     ("--init", "init", str, "start from this weights file (or 'best', the shipped bot) instead of afresh"),
 )
 DEFAULT_RECIPE = "quick"
@@ -122,19 +123,26 @@ def _where_the_time_went(total: float, generations: float, compiling: float, res
 
 
 def run(args: argparse.Namespace) -> int:
-    import sys
     import time
+
+    started = time.perf_counter()
+    import sys
     from pathlib import Path
 
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     from evolution.config import PRESETS, from_preset, read_toml, with_settings
     from evolution.report import candidates
     from evolution.run import default_run_dir, evolve, resume, run_lock, start
     from evolution.verdict import verdict_lines
 
-    started = time.perf_counter()
     _old_spellings(args, PRESETS)
     changes = _changes(args)
     console = Console()
@@ -169,6 +177,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"yamb evolve: starting {c.workers} worker process{'es' if c.workers > 1 else ''} "
                   f"({c.backend}); each compiles or loads the game kernels first (up to a minute or two the "
                   f"first time after an install or an update, seconds once cached)", file=sys.stderr, flush=True)
+            said()
             with Progress(*columns, console=console) as progress:
                 task = progress.add_task("evolve", total=c.generations, completed=state.generation)
 
