@@ -4,12 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from yamb.app.cli.options import (
-    ArgumentError,
-    add_rules_arguments,
-    rules_from,
-    whole_number,
-)
+from yamb.app.cli.options import ArgumentError, add_rules_arguments, rules_from, whole_number
 from yamb.errors import InvalidDiceError, shown
 
 HELP = "print the score of dice in a row, e.g. yamb score full_house 2 2 3 3 3"
