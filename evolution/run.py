@@ -34,8 +34,8 @@ Report = Callable[[RunState, dict], None]
 
 
 def default_run_dir(config: EvolveConfig, root: Path = Path("runs")) -> Path:
-    """``runs/<run preset>-<date>-<time>``, with a suffix if that exists."""
-    stem = f"{config.run_preset}-{datetime.now():%Y%m%d-%H%M%S}"
+    """``runs/<run recipe>-<game>-<date>-<time>``, with a suffix if that exists."""
+    stem = f"{config.run_preset}-{config.game}-{datetime.now():%Y%m%d-%H%M%S}"
     path, n = root / stem, 1
     while path.exists():
         n += 1

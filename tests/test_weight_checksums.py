@@ -131,7 +131,7 @@ def test_nan_or_infinite_weights_are_refused(weights: NeuralWeights, tmp_path: P
 def test_evolve_init_refuses_a_nan_weights_file(weights: NeuralWeights, tmp_path: Path) -> None:
     path = write_nan_file(weights, tmp_path / "nan.safetensors")
     done = subprocess.run(
-        [sys.executable, "-m", "yamb", "evolve", "--preset", "quick", "--game", "yatzy", "--init", str(path),
+        [sys.executable, "-m", "yamb", "evolve", "--recipe", "quick", "--preset", "yatzy", "--init", str(path),
          "--out", str(tmp_path / "run")],
         capture_output=True, text=True, timeout=300)
     assert done.returncode == 2, done.stderr

@@ -262,14 +262,21 @@ def _from_arrays(path: Path, meta: dict, arrays: dict[str, np.ndarray]) -> Neura
     return NeuralWeights(spec, genome, cell_values, info)
 
 
+def check_is_file(path: Path) -> None:
+    """A ``WeightsFileError`` unless ``path`` is a file (a folder, or nothing, named in one line)."""
+    if path.is_dir():
+        raise WeightsFileError(f"{path} is a directory, not a weights file")
+    if not path.is_file():
+        raise WeightsFileError(f"{path}: no such weights file")
+
+
 def load_weights(path: Path) -> NeuralWeights:
     """A ``pt``, ``safetensors`` or ``npz`` weights file, checked against its own metadata."""
     path = Path(path)
     fmt = format_of(path)
     if fmt == "onnx":
         raise WeightsFileError(f"{path}: an ONNX file holds a graph, not weights; load it with load_player")
-    if not path.is_file():
-        raise WeightsFileError(f"{path}: no such weights file")
+    check_is_file(path)
     try:
         meta, arrays = _read(path, fmt)
     except Exception as error:  # noqa: BLE001 - any failure to parse a user's file is bad input
@@ -296,8 +303,7 @@ def onnx_network(path: Path) -> tuple[NetSpec, OnnxForward, np.ndarray]:
     from robo_players.neural.onnx_meta import check_sidecar
 
     path = Path(path)
-    if not path.is_file():
-        raise WeightsFileError(f"{path}: no such weights file")
+    check_is_file(path)
     remove_temporaries(path.parent)  # finishes an interrupted write of the file and its sidecar
     try:
         data = path.read_bytes()
