@@ -1,7 +1,15 @@
-"""Saved games of ``yamb play``: JSON files, written atomically."""
+"""Saved games of ``yamb play``: JSON files, written atomically, behind a checksum.
+
+A save holds the format's name and version, the game snapshot, the seats and
+``sha256``, a SHA-256 of the snapshot and the seats (``content_sha256``): a
+save whose content does not match it (one flipped digit) is refused with one
+line naming the file. Saves of version 1, written before the checksum, are read
+without it.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -10,7 +18,8 @@ from yamb.atomic import WriteError, write_atomically
 from yamb.errors import YambError
 
 FORMAT = "yamb-play"
-VERSION = 1
+VERSION = 2  # 2: sha256
+READABLE_VERSIONS = (1, 2)  # version 1: no checksum
 
 
 class SaveFileError(YambError):
@@ -20,13 +29,20 @@ class SaveFileError(YambError):
 def write_save(path: str | Path, game: dict[str, Any], seats: list[dict[str, Any]]) -> None:
     """Write a game snapshot and its seats to ``path``, atomically, in an existing directory."""
     path = Path(path)
-    data = {"format": FORMAT, "version": VERSION, "game": game, "seats": seats}
+    data = {"format": FORMAT, "version": VERSION, "game": game, "seats": seats,
+            "sha256": content_sha256(game, seats)}
     if not path.parent.is_dir():
         raise SaveFileError(f"cannot save the game to {path}: {path.parent} is not a directory")
     try:
         write_atomically(path, lambda tmp: tmp.write_text(json.dumps(data, indent=1)))
     except WriteError as error:
         raise SaveFileError(f"cannot save the game to {path}: {error.reason}") from None
+
+
+def content_sha256(game: object, seats: object) -> str:
+    """SHA-256 of a save's game snapshot and seats, as canonical JSON."""
+    text = json.dumps({"game": game, "seats": seats}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def read_save(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -39,9 +55,12 @@ def read_save(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         raise SaveFileError(f"{path} is not a saved game (not JSON)") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise SaveFileError(f"{path} is not a saved game of yamb play")
-    if data.get("version") != VERSION:
-        raise SaveFileError(f"{path} has save format version {data.get('version')}, not {VERSION}")
+    if data.get("version") not in READABLE_VERSIONS:
+        raise SaveFileError(f"{path} has save format version {data.get('version')}, not "
+                            f"{' or '.join(map(str, READABLE_VERSIONS))}")
     game, seats = data.get("game"), data.get("seats")
+    if ("sha256" in data or data["version"] != 1) and data.get("sha256") != content_sha256(game, seats):
+        raise SaveFileError(f"{path} is damaged: its content does not match its SHA-256 checksum")
     valid_seats = isinstance(seats, list) and all(
         isinstance(seat, dict) and set(seat) == {"name", "bot"} and isinstance(seat["name"], str)
         and (seat["bot"] is None or isinstance(seat["bot"], str))
