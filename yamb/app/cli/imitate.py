@@ -6,7 +6,7 @@ teacher's move are recorded (``robo_players.neural.demonstrations``), and the
 network is trained by cross-entropy (``robo_players.neural.imitation``),
 optionally for more rounds on games it plays itself, labelled by the teacher
 (DAgger). The result is an ordinary weights file: ``--player FILE``,
-``yamb compare``, ``yamb play --bot`` and ``yamb evolve --preset
+``yamb compare``, ``yamb play --bot`` and ``yamb evolve --recipe
 direct-imitation --init FILE`` (or ``--player direct --init FILE``) read it.
 """
 
