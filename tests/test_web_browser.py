@@ -180,7 +180,7 @@ def test_a_game_goes_on_after_the_server_is_killed(browser_path, tmp_path):
 # ----------------------------------------------------------------------------- the page on common screens
 # The dice, Roll and Hint beside the sheets and above the fold on desktops; no sideways scrolling on a phone.
 # Positions come from getBoundingClientRect.
-DESKTOPS = [(1280, 800), (1366, 768), (1920, 1080)]
+DESKTOPS = [(1024, 768), (1280, 800), (1366, 768), (1920, 1080)]
 PHONE = (390, 844)
 NEXT_TO = 40  # px: at most this between the last sheet and the panel (a gap, not an empty strip)
 BOXES = """() => {

@@ -15,11 +15,11 @@ from rich.console import Console
 from rich.text import Text
 
 from yamb.app.terminal.hand import positions_of
-from yamb.app.terminal.render import OTHERS_KEY
 from yamb.errors import YambError
 
 T = TypeVar("T")
 HINT = "?"
+OTHERS_KEY = "="  # shows the sheets of the players summarised on screen
 STOP_WORDS = ("fill", "stop", "s")
 REROLL_WORDS = ("none", "-", "r")
 NO_WORDS = ("", "no", "n")

@@ -23,12 +23,12 @@ from rich.table import Table
 from rich.text import Text
 
 from yamb.app.sheet import computed_rows, sheet_rows
+from yamb.app.terminal.prompts import OTHERS_KEY
 from yamb.game import Cell
 
 OPEN = "·"
 ANNOUNCEABLE = "◇"
 SHORT_LABEL = 4  # a compact sheet's column names are cut to a unique start of at least this many letters
-OTHERS_KEY = "="  # typed at a prompt, shows the sheets summarised in the panel
 UNBOUNDED = 10_000  # a width no terminal has, to measure what a renderable needs
 GAP = 3  # columns between sheets, and between the sheets and the panel
 
