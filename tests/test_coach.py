@@ -11,15 +11,18 @@
 from __future__ import annotations
 
 import itertools
+import json
 from functools import cache
 
 import numpy as np
 import pytest
 
 from robo_players.coach.outcomes import NONE, keep_outcomes, pattern_rows
-from robo_players.coach.review import classify, review_game
+from robo_players.coach.review import classify, judge, review_game
 from robo_players.coach.values import ExactCoach, make_coach
 from robo_players.registry import make_player
+from yamb.app.cli import main
+from yamb.app.terminal.savefile import write_save
 from yamb.dice import counts_of
 from yamb.engine import GameBatch
 from yamb.game import Game
@@ -198,3 +201,39 @@ def test_keep_outcomes_are_the_enumerated_chances(preset, kept, left):
     rarest = [next((row for row in rows if made(row, tuple(sorted(kept + r)))), NONE) for r in rolls]
     for name, chance in out.classes.items():
         assert chance == pytest.approx(rarest.count(name) / len(rolls), abs=1e-12)
+
+
+def test_judging_each_move_before_it_is_played_agrees_with_the_review():
+    game = Game("yatzy", seed=2)
+    rng = np.random.default_rng(2)
+    coach = make_coach(game.layout)
+    judged = []
+    while not game.is_over():
+        action = int(rng.choice(game.legal_actions()))
+        judged.append(judge(game, action, coach))
+        game.apply(action)
+    review = review_game(game, coach)
+    assert [d.loss for d in judged] == pytest.approx([d.loss for d in review.decisions], abs=1e-9)
+    assert [d.best for d in judged] == [d.best for d in review.decisions]
+
+
+def test_yamb_review_prints_a_saved_games_review(tmp_path, capsys):
+    game = Game("yatzy", players=2, seed=6)
+    rng = np.random.default_rng(6)
+    while not game.is_over():
+        game.apply(int(rng.choice(game.legal_actions())))
+    path = tmp_path / "game.json"
+    write_save(path, game.to_dict(), [{"name": "Ana", "bot": None}, {"name": "bot", "bot": "random"}])
+    assert main(["review", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    review = review_game(game)
+    assert [p["loss"] for p in data["players"]] == pytest.approx([p.loss for p in review.players])
+    assert [p["name"] for p in data["players"]] == ["Ana", "bot (random)"]
+    assert data["exact"] and len(data["decisions"]) == len(game.history)
+    assert main(["review", str(path), "--top", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "exact values" in text and text.count(", turn ") == 3 and "Expected final score by turn" in text
+    path.write_text("{")
+    assert main(["review", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a saved game" in err

@@ -24,6 +24,7 @@ import numpy as np
 from robo_players.coach.positions import decision_batch
 from robo_players.coach.values import Coach, make_coach
 from yamb.game import Game
+from yamb.layout import Layout
 
 CLASSES = (("good", 0.5), ("inaccuracy", 2.0), ("mistake", 5.0), ("blunder", float("inf")))  # loss below each bound
 BEST = 1e-9  # a loss this small is the best decision (rounding)
@@ -99,31 +100,47 @@ class Review:
         return data
 
 
+def _decisions(lay: Layout, values: np.ndarray, actions: np.ndarray, player: np.ndarray, turn: np.ndarray,
+               roll: np.ndarray, hands: np.ndarray, first: int = 0) -> list[Decision]:
+    """Decisions valued ``values`` (n, A) where ``actions`` were taken (numbered from ``first``)."""
+    rows = np.arange(len(actions))
+    taken = values[rows, actions]
+    best_action = np.argmax(values, axis=1)
+    best = values[rows, best_action]
+    loss = np.maximum(best - taken, 0.0)
+    legal = np.isfinite(values).sum(axis=1)
+    faces = lay.rules.dice.faces[hands]
+    out = []
+    for i in rows:
+        a, b = int(actions[i]), int(best_action[i])
+        if loss[i] <= BEST:  # the best decision: name the one played
+            b = a
+        out.append(Decision(
+            index=first + int(i), player=int(player[i]), turn=int(turn[i]) // lay.players + 1, roll=int(roll[i]),
+            dice=[int(f) for f in faces[i]], kind=kind_of(lay.n_cells, lay.n_keeps, a), action=a,
+            played=lay.describe_action(a), value=float(taken[i]), best_action=b, best=lay.describe_action(b),
+            best_value=float(best[i]), loss=float(loss[i]), label=classify(float(loss[i])),
+            forced=bool(legal[i] == 1)))
+    return out
+
+
+def judge(game: Game, action: int, coach: Coach) -> Decision:
+    """The decision of playing ``action`` now in ``game`` (before it is played), valued by ``coach``."""
+    batch = game.batch
+    values = coach.values(batch, np.zeros(1, dtype=np.int64))
+    return _decisions(game.layout, values, np.array([action]), batch.player[:1], batch.turn[:1], batch.roll[:1],
+                      batch.dice[:1], first=len(game.history))[0]
+
+
 def review_game(game: Game, coach: Coach | None = None) -> Review:
     """Every decision of ``game`` (its actions so far) valued by ``coach`` (default: ``make_coach``)."""
     coach = coach or make_coach(game.layout)
     lay = game.layout
     positions = decision_batch(game)
     n = len(positions.actions)
-    rows = np.arange(n)
-    values = coach.values(positions.batch, rows) if n else np.zeros((0, lay.n_actions))
-    taken = values[rows, positions.actions]
-    best_action = np.argmax(values, axis=1)
-    best = values[rows, best_action]
-    loss = np.maximum(best - taken, 0.0)
-    legal = np.isfinite(values).sum(axis=1)
-    faces = lay.rules.dice.faces[positions.batch.dice]
-    decisions = []
-    for i in range(n):
-        a, b = int(positions.actions[i]), int(best_action[i])
-        if loss[i] <= BEST:  # the best decision: name the one played
-            b = a
-        decisions.append(Decision(
-            index=i, player=int(positions.player[i]), turn=int(positions.turn[i]) // lay.players + 1,
-            roll=int(positions.roll[i]), dice=[int(f) for f in faces[i]], kind=kind_of(lay.n_cells, lay.n_keeps, a),
-            action=a, played=lay.describe_action(a), value=float(taken[i]), best_action=b,
-            best=lay.describe_action(b), best_value=float(best[i]), loss=float(loss[i]),
-            label=classify(float(loss[i])), forced=bool(legal[i] == 1)))
+    values = coach.values(positions.batch, np.arange(n)) if n else np.zeros((0, lay.n_actions))
+    decisions = _decisions(lay, values, positions.actions, positions.player, positions.turn, positions.roll,
+                           positions.batch.dice)
     scores = game.scores()
     players = []
     for p in range(lay.players):

@@ -16,7 +16,7 @@ import sys
 from yamb.app.cli.options import Parser
 from yamb.errors import YambError
 
-COMMANDS = ("score", "simulate", "bench", "play", "expected-scores", "solve", "compare", "evolve", "imitate", "fit", "export", "sweep", "serve")
+COMMANDS = ("score", "simulate", "bench", "play", "expected-scores", "solve", "compare", "evolve", "imitate", "fit", "export", "sweep", "serve", "review")
 
 
 def build_parser() -> argparse.ArgumentParser:
