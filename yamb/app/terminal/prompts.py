@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from yamb.app.terminal.hand import positions_of
+from yamb.app.terminal.render import OTHERS_KEY
 from yamb.errors import YambError
 
 T = TypeVar("T")
@@ -29,12 +30,16 @@ class InputError(YambError):
     """A line typed at a prompt that cannot be used; the message says why."""
 
 
-def ask(console: Console, prompt: str, parse: Callable[[str], T], hint: Callable[[], str]) -> T:
-    """Prompt until ``parse`` accepts the answer; ``?`` prints ``hint()`` instead."""
+def ask(console: Console, prompt: str, parse: Callable[[str], T], hint: Callable[[], str],
+        others: Callable[[], None] | None = None) -> T:
+    """Prompt until ``parse`` accepts the answer; ``?`` prints ``hint()`` instead, ``=`` calls ``others``."""
     while True:
         text = console.input(prompt).strip()
         if text == HINT:
             console.print(Text(hint(), style="cyan"))
+            continue
+        if text == OTHERS_KEY and others is not None:
+            others()
             continue
         try:
             return parse(text)

@@ -1,9 +1,15 @@
-"""Rich renderings of the game: score sheets, the dice and the turn's status.
+"""Rich renderings of the game: score sheets, the dice and the turn's status, fitted to the terminal.
 
 A sheet is drawn like the paper one: fillable rows by columns, with the
 computed rows of ``Game.table`` under the rows they add up. Open cells
 show ``·``; a cell the player may fill now shows what the dice would score
 there (``+12``, highlighted); a cell that may be announced now shows ``◇``.
+
+``screen`` picks the richest arrangement that fits the terminal: boxed
+sheets side by side, then compact ones (no borders, short column names),
+then the mover's sheet alone with a line per other player; the panel (whose
+move, the roll, the dice, hint and coach notes) goes right of the sheets
+where it fits, under them otherwise.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rich.columns import Columns
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -19,6 +26,10 @@ from yamb.game import Cell
 
 OPEN = "·"
 ANNOUNCEABLE = "◇"
+SHORT_LABEL = 4  # a compact sheet's column names are cut to a unique start of at least this many letters
+OTHERS_KEY = "="  # typed at a prompt, shows the sheets summarised in the panel
+UNBOUNDED = 10_000  # a width no terminal has, to measure what a renderable needs
+GAP = 3  # columns between sheets, and between the sheets and the panel
 
 
 @dataclass(frozen=True)
@@ -44,14 +55,48 @@ def _cell_text(sheet: Sheet, cell: Cell, score: int | None) -> Text:
     return Text(OPEN, style="dim")
 
 
-def sheet_table(rows: tuple[str, ...], sheet: Sheet) -> Table:
-    """The score sheet of one player as a rich table; columns are numbered as typed at the prompts."""
+@dataclass(frozen=True)
+class Panel:
+    """What is shown beside the sheets: the turn's status, the dice, the other players, notes."""
+
+    status: str  # who moves, the roll, an announcement
+    dice: tuple[int, ...]  # as on screen
+    others: tuple[str, ...] = ()  # a line for each player whose sheet is not drawn
+    notes: tuple[Text, ...] = ()  # a hint, a coach's word: wrapped to the panel's width
+
+
+def short_labels(labels: list[str]) -> list[str]:
+    """Each column name cut to its shortest unique start (at least ``SHORT_LABEL`` letters).
+
+    A unique start is what the prompts accept for the name, so the short name can be typed.
+    """
+    def cut(label: str) -> str:
+        for n in range(SHORT_LABEL, len(label)):
+            if sum(other.startswith(label[:n]) for other in labels) == 1:
+                return label[:n]
+        return label
+    return [cut(label) for label in labels]
+
+
+def sheet_table(rows: tuple[str, ...], sheet: Sheet, compact: bool = False) -> Table:
+    """The score sheet of one player as a rich table; columns are numbered as typed at the prompts.
+
+    ``compact`` draws it without borders or title (the name heads the row names) and with
+    short column names, for small terminals.
+    """
     labels = list(sheet.table)
     computed = computed_rows(sheet.table, rows)
     title = f"{sheet.name} ◀" if sheet.to_move else sheet.name
-    table = Table(title=title, title_style="bold" if sheet.to_move else "", padding=(0, 1))
-    table.add_column("row")
-    for c, label in enumerate(labels):
+    if compact:
+        table = Table(box=None, padding=(0, 1), pad_edge=False,
+                      header_style="bold underline" if sheet.to_move else "underline")
+        table.add_column(title)
+        headers = short_labels(labels)
+    else:
+        table = Table(title=title, title_style="bold" if sheet.to_move else "", padding=(0, 1))
+        table.add_column("row")
+        headers = labels
+    for c, label in enumerate(headers):
         table.add_column(f"{c + 1} {label}", justify="right")
     table.add_column("Σ", justify="right")
     for name, number in sheet_rows(rows, computed):
@@ -68,17 +113,79 @@ def sheet_table(rows: tuple[str, ...], sheet: Sheet) -> Table:
     return table
 
 
-def board(rows: tuple[str, ...], sheets: list[Sheet]) -> Columns:
-    """Every player's sheet, side by side where the terminal is wide enough."""
-    return Columns([sheet_table(rows, s) for s in sheets], padding=(0, 3))
+def every_sheet(console: Console, rows: tuple[str, ...], sheets: list[Sheet], below: int) -> RenderableType:
+    """Every sheet in ``sheets``: side by side, boxed where that fits with ``below`` lines under them,
+    else compact."""
+    for compact in (False, True):
+        row = _sheets_row(rows, sheets, compact)
+        width = _width(console, row)
+        if width <= console.width and (compact or _height(console, row, width) + below <= console.height):
+            return row
+    return Columns([sheet_table(rows, s, compact=True) for s in sheets], padding=(0, GAP))
 
 
 def dice_table(shown: tuple[int, ...]) -> Table:
     """The dice with their positions above them."""
-    table = Table.grid(padding=(0, 2))
+    table = Table.grid(padding=(0, 1))
     table.add_column(style="dim")
     for _ in shown:
         table.add_column(justify="center")
-    table.add_row("position", *(str(i + 1) for i in range(len(shown))))
+    table.add_row("", *(str(i + 1) for i in range(len(shown))))
     table.add_row(Text("dice", style="dim"), *(Text(f"[{d}]", style="bold") for d in shown))
     return table
+
+
+def _panel_lines(panel: Panel) -> list[RenderableType]:
+    """The panel without its notes: the parts that must not wrap."""
+    return [Text(panel.status, style="bold"), dice_table(panel.dice), *(Text(line) for line in panel.others)]
+
+
+def _sheets_row(rows: tuple[str, ...], sheets: list[Sheet], compact: bool) -> Table:
+    """Sheets side by side."""
+    grid = Table.grid(padding=(0, GAP))
+    for sheet in sheets:
+        grid.add_column(no_wrap=True)
+    grid.add_row(*(sheet_table(rows, sheet, compact) for sheet in sheets))
+    return grid
+
+
+def _width(console: Console, renderable: RenderableType) -> int:
+    """The width ``renderable`` takes unconstrained (the console's own width would cap it)."""
+    return console.measure(renderable, options=console.options.update_width(UNBOUNDED)).maximum
+
+
+def _height(console: Console, renderable: RenderableType, width: int) -> int:
+    return len(console.render_lines(renderable, console.options.update_width(width), pad=False))
+
+
+def screen(console: Console, rows: tuple[str, ...], sheets: list[Sheet], panel: Panel,
+           below: int) -> RenderableType:
+    """The sheets and the panel, arranged to fit the console with ``below`` lines to spare under them.
+
+    Tried in order, the first that fits wins: every sheet boxed, then every sheet compact,
+    then only the sheet of the player to move (the others' lines join the panel); each with
+    the panel right of the sheets, then under them. The last is used when none fits.
+    """
+    width, height = console.size
+    mover = [s for s in sheets if s.to_move] or sheets[:1]
+    summary = tuple(f"{s.name}: {s.score}" for s in sheets if s not in mover)
+    summary += (f"({OTHERS_KEY} shows their sheets)",) if summary else ()
+    summarised = Panel(panel.status, panel.dice, panel.others + summary, panel.notes)
+    choices = [(sheets, False, panel), (sheets, True, panel), (mover, True, summarised)]
+    arrangement: RenderableType = Text("")
+    for shown, compact, part in choices:
+        sheet_row = _sheets_row(rows, shown, compact)
+        fixed = _panel_lines(part)
+        room = width - _width(console, sheet_row) - GAP
+        arrangements = []
+        if room >= max(_width(console, line) for line in fixed):
+            beside = Table.grid(padding=(0, GAP))
+            beside.add_column(no_wrap=True)
+            beside.add_column(width=room)
+            beside.add_row(sheet_row, Group(*fixed, *part.notes))
+            arrangements.append(beside)
+        arrangements.append(Group(sheet_row, *fixed, *part.notes))
+        for arrangement in arrangements:
+            if _width(console, sheet_row) <= width and _height(console, arrangement, width) + below <= height:
+                return arrangement
+    return arrangement

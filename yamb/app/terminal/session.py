@@ -25,7 +25,7 @@ from yamb.app.seats import load_bot
 from yamb.app.terminal.hand import arrange, positions_of
 from yamb.app.terminal.prompts import (KEEP_HELP, NO_WORDS, InputError, ask, cell_help, parse_cell,
                                        parse_keep)
-from yamb.app.terminal.render import Sheet, board, dice_table
+from yamb.app.terminal.render import OTHERS_KEY, Panel, Sheet, every_sheet, screen
 from yamb.app.terminal.savefile import SaveFileError, write_save
 from yamb.engine import single_thread
 from yamb.game import Cell, Game
@@ -61,6 +61,9 @@ class Session:
         self.hint_bot = seated[0] if seated else load_bot(hint_bot, game.layout)
         self.shown = game.dice
         self._header_turn = -1
+        self._notes: tuple[Text, ...] = ()  # the hint shown in the panel during a person's step
+        self._others_shown = False  # the ``=`` key showed the other sheets last
+        self._help = Text("")  # how to answer the prompt being asked
 
     # ----------------------------------------------------------------- the loop
     def run(self) -> int:
@@ -136,9 +139,7 @@ class Session:
         """Ask for one move (or none, after ``back``) and play it."""
         game = self.game
         announceable = game.legal_announcements()
-        self._show_board()
-        if self.hints:
-            self.console.print(Text(self._hint(), style="cyan"))
+        self._notes = (Text(self._hint(), style="cyan"),) if self.hints else ()
         if announceable:
             if game.must_announce and len(announceable) == 1:
                 self._say("must announce; one cell can be announced")
@@ -163,9 +164,10 @@ class Session:
             self._ask("fill", self._cell_help(cells) + back, lambda text: self._parse_fill(text, cells))
 
     def _ask(self, name: str, how: str, parse: Callable[[str], T]) -> T:
-        """Print how to answer, then prompt ``name> `` until ``parse`` accepts."""
-        self.console.print(Text(f"{name}: {how}", style="dim"))
-        return ask(self.console, f"{name}> ", parse, self._hint)
+        """Show the board and how to answer, then prompt ``name> `` until ``parse`` accepts."""
+        self._help = Text(f"{name}: {how}", style="dim")
+        self._show_screen()
+        return ask(self.console, f"{name}> ", parse, self._hint, others=self._toggle_others)
 
     def _sheets(self, live: bool) -> list[Sheet]:
         """Every player's sheet; with ``live`` the mover's shows the cells open to them now."""
@@ -181,16 +183,30 @@ class Session:
             ))
         return sheets
 
-    def _show_board(self) -> None:
+    def _show_screen(self) -> None:
+        """The mover's screen: the sheets and the panel, fitted above the help line and the prompt."""
         game = self.game
-        self.console.print(board(game.rows, self._sheets(live=True)))
-        status = f"roll {game.roll_number} of {game.roll_number + game.rolls_left}"
+        status = f"{self.seats[game.player].name} to move · roll {game.roll_number} of " \
+                 f"{game.roll_number + game.rolls_left}"
         if game.announced is not None:
             status += f" · announced {cell_text(game.announced)}"
         if game.must_answer is not None:
             status += f" · must answer {cell_text(game.must_answer)}"
-        self.console.print(Text(f"{self.seats[game.player].name} to move · {status}", style="bold"))
-        self.console.print(dice_table(self.shown))
+        panel = Panel(status, self.shown, notes=self._notes)
+        below = len(self.console.render_lines(self._help, pad=False)) + 1
+        self.console.print(screen(self.console, game.rows, self._sheets(live=True), panel, below))
+        self.console.print(self._help)
+        self._others_shown = False
+
+    def _toggle_others(self) -> None:
+        """The ``=`` key: the other players' sheets in full, or back to the mover's screen."""
+        if self._others_shown:
+            self._show_screen()
+            return
+        others = [sheet for p, sheet in enumerate(self._sheets(live=False)) if p != self.game.player]
+        self.console.print(every_sheet(self.console, self.game.rows, others, below=2))
+        self.console.print(Text(f"{OTHERS_KEY} again shows your sheet", style="dim"))
+        self._others_shown = True
 
     def _only_column(self, cells: list[Cell]) -> int | None:
         """The column all ``cells`` are in, if one: then a row alone names a cell."""
@@ -265,7 +281,8 @@ class Session:
 
     def _finish(self) -> None:
         self.console.print(Rule("game over"))
-        self.console.print(board(self.game.rows, self._sheets(live=False)))
+        self.console.print(every_sheet(self.console, self.game.rows, self._sheets(live=False),
+                                       below=len(self.seats) + 2))
         scores = self.game.scores()
         for p in sorted(range(len(scores)), key=lambda p: -scores[p]):
             self.console.print(f"{self.seats[p].name}: {scores[p]}")
