@@ -12,9 +12,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import re
+import sys
 from functools import cache
+from pathlib import Path
 
 import numpy as np
+import pexpect
 import pytest
 
 from robo_players.coach.outcomes import NONE, keep_outcomes, pattern_rows
@@ -27,6 +32,8 @@ from yamb.dice import counts_of
 from yamb.engine import GameBatch
 from yamb.game import Game
 from yamb.rules import rules as make_rules
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _play(game: Game, player) -> Game:
@@ -237,3 +244,36 @@ def test_yamb_review_prints_a_saved_games_review(tmp_path, capsys):
     assert main(["review", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not a saved game" in err
+
+
+def _spawn(*args: str) -> pexpect.spawn:
+    env = {**os.environ, "TERM": "dumb", "COLUMNS": "120", "LINES": "40", "PYTHONPATH": str(ROOT)}
+    return pexpect.spawn(sys.executable, ["-m", "yamb", "play", *args], cwd=ROOT, env=env, encoding="utf-8",
+                         timeout=300, dimensions=(40, 120))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("coached", [True, False])
+def test_yamb_play_says_what_each_move_cost_unless_told_not_to(coached):
+    """After a person's keep the coach names its class and loss (exact on Yatzy) at once and in
+    the next panel; ``--no-coach`` says nothing."""
+    child = _spawn("--preset", "yatzy", "--bots", "0", "--seed", "4", *([] if coached else ["--no-coach"]))
+    child.expect_exact("keep> ")
+    child.sendline("none")
+    child.expect_exact("keep> ")
+    said = re.findall(r"coach \(exact values\): keep nothing: (best|good|inaccuracy|mistake|blunder)", child.before)
+    assert len(said) >= (2 if coached else 0) and (coached or not said)
+    child.sendcontrol("c")
+    child.expect_exact("(Enter to quit without saving)")
+    child.sendline("")
+    child.expect(pexpect.EOF)
+
+
+@pytest.mark.slow
+def test_a_finished_game_is_reviewed_for_every_seat():
+    child = _spawn("--preset", "yatzy", "--humans", "0", "--bots", "2", "--bot", "expectimax", "--seed", "3")
+    child.expect(pexpect.EOF)
+    text = child.before
+    assert "Review by the coach optimal (exact values), game finished" in text
+    assert "expectimax 1 (expectimax)" in text and "expectimax 2 (expectimax)" in text
+    assert "Expected final score by turn:" in text

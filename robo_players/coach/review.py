@@ -16,6 +16,7 @@ ending at their final score once the game is over.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -124,12 +125,19 @@ def _decisions(lay: Layout, values: np.ndarray, actions: np.ndarray, player: np.
     return out
 
 
-def judge(game: Game, action: int, coach: Coach) -> Decision:
-    """The decision of playing ``action`` now in ``game`` (before it is played), valued by ``coach``."""
+def prejudge(game: Game, coach: Coach) -> Callable[[int], Decision]:
+    """``game``'s decision now valued by ``coach``, before it is taken: the returned function
+    gives the decision of taking an action (played since or not)."""
     batch = game.batch
     values = coach.values(batch, np.zeros(1, dtype=np.int64))
-    return _decisions(game.layout, values, np.array([action]), batch.player[:1], batch.turn[:1], batch.roll[:1],
-                      batch.dice[:1], first=len(game.history))[0]
+    where = batch.player[:1].copy(), batch.turn[:1].copy(), batch.roll[:1].copy(), batch.dice[:1].copy()
+    first, lay = len(game.history), game.layout
+    return lambda action: _decisions(lay, values, np.array([action]), *where, first=first)[0]
+
+
+def judge(game: Game, action: int, coach: Coach) -> Decision:
+    """The decision of playing ``action`` now in ``game`` (before it is played), valued by ``coach``."""
+    return prejudge(game, coach)(action)
 
 
 def review_game(game: Game, coach: Coach | None = None) -> Review:
