@@ -42,8 +42,8 @@ function reviewCurve(review) {
 function reviewBody(review) {
   const classes = Object.keys(review.players[0] ? review.players[0].classes : {});
   const totals = el("table", { class: "totals", "data-testid": "review-totals" },
-    el("thead", {}, el("tr", {}, el("th", {}, "player"), el("th", {}, "score"), el("th", {}, "points lost"),
-      classes.map((c) => el("th", {}, c)))),
+    el("thead", {}, el("tr", {}, el("th", {}, "player"), el("th", {}, "score"), el("th", { title: "expected points lost" }, "lost"),
+      classes.map((c) => el("th", { class: c }, c)))),
     el("tbody", {}, review.players.map((p, i) => el("tr", {},
       el("th", {}, el("i", { class: "swatch", style: `background:${REVIEW_COLOURS[i % REVIEW_COLOURS.length]}` }), p.name),
       el("td", {}, String(p.score)), el("td", { "data-testid": `review-loss-${p.player}` }, p.loss.toFixed(1)),
