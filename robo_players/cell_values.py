@@ -161,18 +161,13 @@ def exact_reach(prob, level_score, own, need, after):
     return tail[0, need]
 
 
-@njit(cache=True)
-def column_values(filled, cells, g, p, c, expected, variance, bonus_levels, level_score, params, lin, num):
-    """Write the values of column ``c``'s open cells for player ``p`` of game ``g``.
-
-    Collection, ``max`` and ``min`` rows: ``lin[c, r, 0] * s + lin[c, r, 1]``;
-    number rows: ``num[c, r, k]`` for a score of level ``k``. The chance of the
-    bonus is exact from ``bonus_levels[c]`` (C, 6, LEVELS) unless that is empty
-    (``NORMAL_BONUS``): then the open rows' sum is taken as normal.
-    """
-    threshold, bonus, difference = params[THRESHOLD], params[BONUS], params[DIFFERENCE]
+@njit(cache=True, inline="always")
+def _column_terms(filled, cells, g, p, c, expected, variance, bonus_levels, level_score, params, after):
+    """What column ``c``'s estimate is made of: the filled number rows' sum, the open ones' mean
+    and variance, the chance of the numbers bonus now (``after`` filled as ``exact_reach`` does,
+    when exact), and the difference's ``ones`` and spread (estimated where open) and weight."""
+    threshold, difference = params[THRESHOLD], params[DIFFERENCE]
     ones, hi, lo = params[ONES], params[HIGH], params[LOW]
-    n_rows = expected.shape[1]
     own = filled[g, p, c]
     fixed = 0.0
     mean = 0.0
@@ -183,10 +178,8 @@ def column_values(filled, cells, g, p, c, expected, variance, bonus_levels, leve
         else:
             mean += expected[c, r]
             var += variance[c, r]
-    exact = bonus_levels.shape[0] > 0
     need = max(int(threshold - fixed), 0)
-    after = np.ones((N_NUMBER_ROWS if exact else 0, LEVELS))
-    if exact:
+    if bonus_levels.shape[0] > 0:
         before = exact_reach(bonus_levels[c], level_score, own, need, after) if need > 0 else 1.0
     else:
         before = _reach(fixed + mean, var, threshold)
@@ -200,6 +193,26 @@ def column_values(filled, cells, g, p, c, expected, variance, bonus_levels, leve
         if difference == CLAMPED:
             spread = max(spread, 0.0)
     weight = ones_e if difference == PLAIN or spread > 0 else 0.0
+    return fixed, mean, var, before, ones_e, spread, weight
+
+
+@njit(cache=True)
+def column_values(filled, cells, g, p, c, expected, variance, bonus_levels, level_score, params, lin, num):
+    """Write the values of column ``c``'s open cells for player ``p`` of game ``g``.
+
+    Collection, ``max`` and ``min`` rows: ``lin[c, r, 0] * s + lin[c, r, 1]``;
+    number rows: ``num[c, r, k]`` for a score of level ``k``. The chance of the
+    bonus is exact from ``bonus_levels[c]`` (C, 6, LEVELS) unless that is empty
+    (``NORMAL_BONUS``): then the open rows' sum is taken as normal.
+    """
+    threshold, bonus = params[THRESHOLD], params[BONUS]
+    ones, hi, lo = params[ONES], params[HIGH], params[LOW]
+    n_rows = expected.shape[1]
+    own = filled[g, p, c]
+    exact = bonus_levels.shape[0] > 0
+    after = np.ones((N_NUMBER_ROWS if exact else 0, LEVELS))
+    fixed, mean, var, before, _, spread, weight = _column_terms(filled, cells, g, p, c, expected, variance,
+                                                                bonus_levels, level_score, params, after)
     for r in range(n_rows):
         if (own >> np.uint32(r)) & ONE:
             continue
@@ -224,3 +237,22 @@ def column_values(filled, cells, g, p, c, expected, variance, bonus_levels, leve
             lin[c, r, 0] = a
             lin[c, r, 1] = -a * e
 
+
+@njit(cache=True)
+def column_estimate(filled, cells, g, p, c, expected, variance, bonus_levels, level_score, params):
+    """The estimated final total ``E`` of column ``c`` of player ``p`` in game ``g``, of which
+    ``column_values`` gives the changes: filled cells at their score, open ones at their row's
+    expectation, the numbers bonus times its chance, the difference from ``ones`` and the spread."""
+    bonus, difference, hi, lo = params[BONUS], params[DIFFERENCE], params[HIGH], params[LOW]
+    own = filled[g, p, c]
+    after = np.ones((N_NUMBER_ROWS if bonus_levels.shape[0] > 0 else 0, LEVELS))
+    fixed, mean, _, before, ones_e, spread, _ = _column_terms(filled, cells, g, p, c, expected, variance,
+                                                              bonus_levels, level_score, params, after)
+    total = fixed + mean + bonus * before
+    if difference != NO_DIFFERENCE:
+        total += ones_e * spread
+    for r in range(N_NUMBER_ROWS, expected.shape[1]):
+        if difference != NO_DIFFERENCE and (r == hi or r == lo):
+            continue
+        total += cells[g, p, c, r] if (own >> np.uint32(r)) & ONE else expected[c, r]
+    return total

@@ -5,7 +5,9 @@ API (the person following the bot's hints), then shown in the page at the
 person's first roll with a hint asked for, also as a laptop (1280x800) and a
 phone (390x844) show it; a game played to its end shows the summary; the runs
 page shows the runs under ``--runs`` (default: a made-up demo run,
-``tests/web_helpers.make_run``).
+``tests/web_helpers.make_run``). A Yatzy game whose person blunders on the
+first turn (writes the first roll in ``yatzy``) and then follows the hints is
+reviewed at 1280x800, 1920x1080 and a 390 px phone.
 
     python -m scripts.web_screenshots --runs runs --out docs/web
 """
@@ -35,6 +37,18 @@ def follow_hints(server, state: dict, turns: int | None) -> dict:
         move.update({"keep": hint["keep"]} if hint["kind"] == "roll" else {"column": hint["column"], "row": hint["row"]})
         state = server.post(f"/api/games/{gid}/moves", move)
     return state
+
+
+REVIEW_VIEWPORTS = {"review-1280.png": (1280, 800), "review-1920.png": (1920, 1080), "review-390.png": (390, 844)}
+
+
+def blunder_then_hints(server, seed: int) -> dict:
+    """A Yatzy game against the shipped bot: the person writes the first roll in ``yatzy`` (a blunder
+    unless it is five alike), then follows the hints to the end."""
+    state = server.post("/api/games", {"preset": "yatzy", "seed": seed,
+                                       "seats": [{"name": "You"}, {"name": "best", "bot": "best"}]})
+    state = server.post(f"/api/games/{state['id']}/moves", {"kind": "fill", "column": "free", "row": "yatzy"})
+    return follow_hints(server, state, turns=None)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,9 +91,20 @@ def main(argv: list[str] | None = None) -> int:
                 page.wait_for_selector("[data-testid=runs] .card, [data-testid=runs] .empty")
                 time.sleep(0.5)
                 page.screenshot(path=args.out / "runs.png", full_page=True)
+                reviewed = blunder_then_hints(server, args.seed)
+                for name, (width, height) in REVIEW_VIEWPORTS.items():
+                    page.set_viewport_size({"width": width, "height": height})
+                    page.goto(f"{server.url}/#g={reviewed['id']}")
+                    page.reload()  # a new page: the review of the size before closed
+                    page.wait_for_selector("[data-testid=summary]:not([hidden])")
+                    page.get_by_test_id("review-summary").click()
+                    page.wait_for_selector("[data-testid=review-curve]")
+                    time.sleep(0.3)
+                    page.screenshot(path=args.out / name)
         finally:
             server.stop()
-    print(f"wrote {args.out}/game.png, {', '.join(f'game-{name}.png' for name in SCREENS)}, game-over.png, runs.png")
+    print(f"wrote {args.out}/game.png, {', '.join(f'game-{name}.png' for name in SCREENS)}, game-over.png, "
+          f"runs.png, {', '.join(REVIEW_VIEWPORTS)}")
     return 0
 
 

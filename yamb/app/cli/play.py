@@ -22,6 +22,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "also gives hints")
     parser.add_argument("--seed", type=arg(options.seed), default=None, help="dice seed (default: a random one, printed)")
     parser.add_argument("--hints", action="store_true", help="show what the bot would do at every decision")
+    parser.add_argument("--coach", default=None, metavar="NAME",
+                        help="the coach that values each of your moves and reviews the game: optimal (exact; "
+                             "the default on Yatzy and Yahtzee), else a search player (default best)")
+    parser.add_argument("--no-coach", action="store_true", help="no word from the coach after your moves or at the end")
     parser.add_argument("--save", default=None, metavar="FILE", type=arg(options.output_file),
                         help="save the game to FILE after every turn and when interrupted")
     parser.add_argument("--load", default=None, metavar="FILE", type=arg(options.input_file),
@@ -36,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from yamb.app.cli.options import layout_from
+    from yamb.app.coach import coach_for
     from yamb.app.seats import default_bot
     from yamb.app.terminal.savefile import SaveFileError, read_save
     from yamb.app.terminal.session import Seat, Session
@@ -68,6 +73,6 @@ def run(args: argparse.Namespace) -> int:
         header = f"yamb play: {layout.rules.name} [{', '.join(layout.columns)}], seed {seed}"
     save = args.save or args.load
     session = Session(game, seats, console, hint_bot=bot, save_path=None if save is None else Path(save),
-                      hints=args.hints)  # the bots are loaded (or refused in one line) before anything is shown
-    console.print(header)
+                      hints=args.hints, coach=None if args.no_coach else coach_for(game.layout, args.coach))
+    console.print(header)  # the bots are loaded (or refused in one line) before anything is shown
     return session.run()

@@ -20,6 +20,9 @@ from rich.rule import Rule
 from rich.text import Text
 
 from robo_players.base import Player
+from robo_players.coach.review import prejudge, review_game
+from robo_players.coach.values import Coach
+from yamb.app.coach import loss_text, review_text, values_kind
 from yamb.app.moves import Move, cell_text, decode, faces_text, fill_scores
 from yamb.app.seats import load_bot
 from yamb.app.terminal.hand import arrange, positions_of
@@ -48,8 +51,11 @@ class Session:
     """One game at the terminal, from its current state to its end (or a save)."""
 
     def __init__(self, game: Game, seats: list[Seat], console: Console, hint_bot: str,
-                 save_path: Path | None = None, hints: bool = False) -> None:
+                 save_path: Path | None = None, hints: bool = False, coach: Coach | None = None) -> None:
+        """``coach``: values each of a person's moves right after it (none: no coaching)."""
         self.game = game
+        self.coach = coach
+        self._coach_note: Text | None = None  # the coach's word on the person's last move
         self.seats = seats
         self.console = console
         self.save_path = save_path
@@ -74,7 +80,7 @@ class Session:
                 self._header()
                 turn = self.game.turns_played
                 if self.bots[self.game.player] is None:
-                    self._person_step()
+                    self._coached_step()
                 else:
                     self._play(self._bot_move(self.bots[self.game.player]))
                 if self.game.turns_played != turn:
@@ -136,11 +142,25 @@ class Session:
         return decode(self.game, action)
 
     # ----------------------------------------------------------------- a person's turn
+    def _coached_step(self) -> None:
+        """A person's step, and the coach's word on the move (shown at once and in the next panel)."""
+        game = self.game
+        verdict = prejudge(game, self.coach) if self.coach is not None else None
+        before = len(game.history)
+        self._person_step()
+        if verdict is None or len(game.history) == before:
+            return
+        decision = verdict(game.history[before])
+        style = {"good": "green", "inaccuracy": "yellow"}.get(decision.label, "red")
+        self._coach_note = Text(f"coach ({values_kind(self.coach)}): {loss_text(decision)}", style=style)
+        self.console.print(Text("  ") + self._coach_note)
+
     def _person_step(self) -> None:
         """Ask for one move (or none, after ``back``) and play it."""
         game = self.game
         announceable = game.legal_announcements()
-        self._notes = (Text(self._hint(), style="cyan"),) if self.hints else ()
+        hint = (Text(self._hint(), style="cyan"),) if self.hints else ()
+        self._notes = hint + ((self._coach_note,) if self._coach_note is not None else ())
         if announceable:
             if game.must_announce and len(announceable) == 1:
                 self._say("must announce; one cell can be announced")
@@ -300,3 +320,8 @@ class Session:
             verdict = f"{winners[0]} {'win' if winners[0] == 'You' else 'wins'}" if len(winners) == 1 \
                 else f"tie between {' and '.join(winners)}"
             self.console.print(Text(verdict, style="bold"))
+        if self.coach is not None:
+            self.console.print(Rule("review"))
+            self.console.print("the coach values every decision...")
+            names = [seat.name + (f" ({seat.bot})" if seat.bot else "") for seat in self.seats]
+            self.console.print(Text(review_text(review_game(self.game, self.coach), names)))

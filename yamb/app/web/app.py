@@ -32,8 +32,8 @@ from fastapi.staticfiles import StaticFiles
 from yamb.app.seats import Bots
 from yamb.app.web.games import ConflictError, Games, NotFoundError, TooManyGamesError, run_out
 from yamb.app.web.guards import BodyCheck, HostCheck, SecurityHeaders
-from yamb.app.web.models import (BotStep, ErrorOut, GameOut, HintOut, MoveIn, NewGame, Options, RunDetail, RunOut,
-                                 Step)
+from yamb.app.web.models import (BotStep, ErrorOut, GameOut, HintOut, MoveIn, NewGame, Options, ReviewOut, RunDetail,
+                                 RunOut, Step)
 from yamb.app.web.runs import RunList, read_logbook
 from yamb.app.web.store import GameStore, StoreError
 from yamb.errors import YambError
@@ -192,6 +192,14 @@ def create_app(settings: Settings) -> FastAPI:
 
     game_route("GET", "/hint", "hint", games.hint, HintOut,
                "What the game's bot would do in the mover's place, and its value of every open cell.")
+
+    @app.get("/api/games/{game_id}/review", response_model=ReviewOut)
+    async def review(game_id: str, coach: str | None = None) -> ReviewOut:
+        """Every decision of the game so far valued against the best one: its loss (the expected
+        final score of the best decision minus that of the one taken), class and the better
+        decision; each player's total and expected final score by turn. ``coach``: ``optimal``
+        (exact; the default on Yatzy and Yahtzee) or a search bot (default ``best``)."""
+        return await queued(games.review, game_id, coach)
 
     @app.get("/api/runs", response_model=list[RunOut])
     async def list_runs() -> list[dict]:

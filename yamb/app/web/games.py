@@ -17,12 +17,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from robo_players.coach.outcomes import keep_outcomes
+from robo_players.coach.review import Decision, prejudge, review_game
+from robo_players.coach.values import Coach
 from robo_players.explain import open_cell_values
+from yamb.app.coach import coach_for, review_data
 from yamb.app.moves import Move, cell_text, decode, faces_text, fill_scores
 from yamb.app.seats import Bots, bot_names, default_bot
 from yamb.app.sheet import computed_rows, sheet_rows
 from yamb.app.web.models import (CellOut, CellScore, CellValue, GameOut, HintOut, MoveIn, NewGame, Options,
-                                 PresetOut, Seat, SheetRow, Standing, Step, Summary)
+                                 PatternOut, PresetOut, ReviewOut, Seat, SheetRow, Standing, Step, Summary)
 from yamb.app.web.runs import RunInfo
 from yamb.app.web.store import GameStore, StaleGameError
 from yamb.columns import COLUMN_KINDS
@@ -36,6 +40,7 @@ from yamb.rules import JOKER_OPTIONS, rules
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 LOG_SHOWN = 60  # log entries sent with a game
 GAMES_KEPT = 512  # games kept in memory
+REVIEWS_KEPT = 32  # reviews kept in memory, by game, moves and coach
 
 
 class NotFoundError(YambError):
@@ -99,6 +104,7 @@ class Games:
         self.max_open = max_open
         self.idle_seconds = idle_seconds
         self._live: OrderedDict[str, Live] = OrderedDict()
+        self._reviews: OrderedDict[tuple, ReviewOut] = OrderedDict()
         self._lock = threading.Lock()
 
     # ----------------------------------------------------------------- reading
@@ -188,10 +194,14 @@ class Games:
             return self._view(game_id, live)
 
     # ----------------------------------------------------------------- moves
-    def _play(self, game_id: str, live: Live, move: MoveIn) -> None:
-        """Play ``move`` for the player to move, then store it; on any failure forget the live game."""
+    def _play(self, game_id: str, live: Live, move: MoveIn, coached: bool = False) -> None:
+        """Play ``move`` for the player to move, then store it (``coached``: with the coach's word on
+        it); on any failure forget the live game."""
         game = live.game
         try:
+            coach = coach_for(game.layout) if coached else None
+            with single_thread():
+                verdict = prejudge(game, coach) if coach is not None else None
             entry = {"n": live.moves + 1, "player": game.player,
                      "turn": game.turns_played // game.players + 1, "kind": move.kind}
             if move.kind == "roll":
@@ -205,6 +215,8 @@ class Games:
                     entry["score"] = game.fill(move.column, move.row)
                 else:
                     game.announce(move.column, move.row)
+            if verdict is not None:
+                entry["coach"] = coach_note(verdict(game.history[-1]), coach)
             self.store.add_move(game_id, live.moves, game.to_dict(), game.is_over(), entry, live.seats)
             live.moves += 1
         except StaleGameError:
@@ -231,7 +243,7 @@ class Games:
             seat = live.seats[live.game.player]
             if seat["bot"] is not None:
                 raise ConflictError(f"it is {seat['name']}'s move (a bot): ask for its step instead")
-            self._play(game_id, live, move)
+            self._play(game_id, live, move, coached=True)
             return self._view(game_id, live)
 
     def bot_step(self, game_id: str, moves: int | None = None) -> GameOut:
@@ -260,12 +272,36 @@ class Games:
                 move = decode(game, int(player.act(game.batch, np.zeros(1, dtype=np.int64))[0]))
             values = open_cell_values(player, game)
             taken = _move_in(move, live.moves)
+            outcomes = None
+            if move.kind == "keep":
+                own = game.table()
+                open_rows = sorted({row for column in own.values() for row in game.rows if column[row] is None})
+                chances = keep_outcomes(game.rules, move.faces, game.rolls_left, open_rows)
+                outcomes = [PatternOut(row=row, next_roll=chances.next_roll[row], by_end=chances.by_end[row])
+                            for row in chances.next_roll]
             return HintOut(
                 bot=bot, kind=taken.kind, keep=taken.keep, column=taken.column, row=taken.row,
                 text=f"{getattr(player, 'name', bot)} would {move_text(move, game)}",
                 values=None if values is None else [CellValue(column=c.column, row=c.row, value=round(v, 2))
                                                     for c, v in values.items()],
+                outcomes=outcomes,
             )
+
+    def review(self, game_id: str, coach: str | None = None) -> ReviewOut:
+        """Every decision of a game so far valued by ``coach`` (default: exact where it can be, else
+        the best bot); kept until the game moves on."""
+        with self._lock:
+            live = self._load(game_id)
+            key = (game_id, live.moves, coach)
+            if key not in self._reviews:
+                game = live.game
+                with single_thread():
+                    review = review_game(game, coach_for(game.layout, coach))
+                self._reviews[key] = ReviewOut(**review_data(review, [s["name"] for s in live.seats]))
+                while len(self._reviews) > REVIEWS_KEPT:
+                    self._reviews.popitem(last=False)
+            self._reviews.move_to_end(key)
+            return self._reviews[key]
 
 
 def _move_in(move: Move, moves: int) -> MoveIn:
@@ -273,6 +309,13 @@ def _move_in(move: Move, moves: int) -> MoveIn:
     if move.kind == "keep":
         return MoveIn(moves=moves, kind="roll", keep=list(move.faces))
     return MoveIn(moves=moves, kind=move.kind, column=move.cell.column, row=move.cell.row)
+
+
+def coach_note(decision: Decision, coach: Coach) -> dict:
+    """A decision as the log keeps the coach's word on it (``CoachNote``)."""
+    return {"coach": coach.name, "exact": coach.exact, "value": round(decision.value, 3),
+            "best": decision.best, "best_value": round(decision.best_value, 3), "loss": round(decision.loss, 3),
+            "label": decision.label}
 
 
 def run_out(run: RunInfo) -> dict:

@@ -63,6 +63,19 @@ class CellValue(CellOut):
     value: float
 
 
+class CoachNote(BaseModel):
+    """The coach's word on a person's move: the expected final score it leaves against the best
+    move's, the points lost and their class; ``exact`` values are the solver's, else the bot ``coach``'s."""
+
+    coach: str
+    exact: bool
+    value: float
+    best: str
+    best_value: float
+    loss: float
+    label: Literal["good", "inaccuracy", "mistake", "blunder"]
+
+
 class Step(BaseModel):
     """One move as the log shows it: who, what (``roll`` with the faces kept, ``fill``, ``announce``)
     and the dice after it (a roll) or before it (a fill, an announcement)."""
@@ -76,6 +89,7 @@ class Step(BaseModel):
     column: str | None = None
     row: str | None = None
     score: int | None = None
+    coach: CoachNote | None = None  # a person's move, valued
 
 
 class Seat(BaseModel):
@@ -141,6 +155,15 @@ class GameOut(BaseModel):
     summary: Summary | None
 
 
+class PatternOut(BaseModel):
+    """A pattern (a row that scores some hands only) after a keep: its chance right after the roll,
+    and by the turn's last roll when the later keeps chase it; exact, by enumeration."""
+
+    row: str
+    next_roll: float
+    by_end: float
+
+
 class HintOut(BaseModel):
     """What a bot would do in the mover's place, and its value of every open cell (None for a bot
     that keeps no values)."""
@@ -152,6 +175,54 @@ class HintOut(BaseModel):
     row: str | None = None
     text: str
     values: list[CellValue] | None
+    outcomes: list[PatternOut] | None = None  # of the hinted keep, for the open rows
+
+
+class DecisionOut(BaseModel):
+    """One decision of a game, valued: the expected final score after the move played and after the
+    best one, the points lost and their class."""
+
+    index: int
+    player: int
+    turn: int
+    roll: int
+    dice: list[int]
+    kind: Literal["keep", "fill", "announce"]
+    played: str
+    value: float
+    best: str
+    best_value: float
+    loss: float
+    label: Literal["good", "inaccuracy", "mistake", "blunder"]
+    forced: bool
+
+
+class PlayerReviewOut(BaseModel):
+    """A player's expected points lost in all, the decisions by class, the expected final score at
+    the first decision of each turn (``[turn, score]``; the final score last, once over)."""
+
+    player: int
+    name: str
+    loss: float
+    decisions: int
+    classes: dict[str, int]
+    curve: list[tuple[int, float]]
+    score: int
+
+
+class ReviewOut(BaseModel):
+    """A game's review: ``coach`` values every decision (``exact``: the optimal solver's values;
+    else the search bot's); ``thresholds``: a class's lower bound in points lost; ``biggest``: the
+    indices of the decisions that lost most."""
+
+    coach: str
+    exact: bool
+    values: str
+    over: bool
+    thresholds: dict[str, float]
+    players: list[PlayerReviewOut]
+    decisions: list[DecisionOut]
+    biggest: list[int]
 
 
 class PresetOut(BaseModel):

@@ -104,6 +104,7 @@ function render() {
   renderDice();
   renderActions();
   renderHint();
+  renderCoach();
   renderLog();
   renderSummary();
 }
@@ -252,7 +253,33 @@ function renderHint() {
   const keep = hint.kind === "roll" ? " The dashed dice are the ones it keeps." : "";
   const note = keep + (hint.values ? " Small numbers in the open cells: the bot's value of each (its score now against what the row is expected to bring)."
     : ` ${hint.bot} keeps no cell values.`);
-  box.replaceChildren(el("strong", {}, "Hint: "), hint.text, el("div", { class: "note" }, note));
+  const chances = hint.outcomes && hint.outcomes.length ? el("table", { class: "outcomes", "data-testid": "outcomes" },
+    el("thead", {}, el("tr", {}, el("th", {}, "after this keep"), el("th", {}, "next roll"), el("th", {}, "by the last roll"))),
+    el("tbody", {}, hint.outcomes.map((o) => el("tr", {}, el("th", {}, words(o.row)),
+      el("td", {}, percent(o.next_roll)), el("td", {}, percent(o.by_end)))))) : null;
+  box.replaceChildren(el("strong", {}, "Hint: "), hint.text, chances, el("div", { class: "note" }, note,
+    chances ? " The chances are exact: the next roll alone, and by the turn's last roll keeping the dice that chase each pattern." : ""));
+}
+
+const percent = (p) => (p >= 0.9995 ? "100%" : p < 0.0005 && p > 0 ? "<0.1%" : `${(100 * p).toFixed(1)}%`);
+const coachOn = () => $("coach-on").checked;
+
+function coachText(note) {
+  if (note.loss < 0.005) return `best move (expected final score ${note.best_value.toFixed(1)})`;
+  return `${note.label}, −${note.loss.toFixed(1)} points; better: ${note.best} (${note.best_value.toFixed(1)} against ${note.value.toFixed(1)})`;
+}
+
+const valuesText = (note) => (note.exact ? "exact values" : `the ${note.coach} bot's values`);
+
+function renderCoach() {
+  // the coach's word on the latest move of a person
+  const box = $("coach-box");
+  const latest = [...game.log].reverse().find((entry) => entry.coach);
+  box.hidden = !coachOn() || !latest || game.over;
+  if (box.hidden) return;
+  box.className = `coach ${latest.coach.label}`;
+  box.replaceChildren(el("strong", {}, "Coach: "), `${logText(latest)}: ${coachText(latest.coach)}`,
+    el("div", { class: "note" }, `(${valuesText(latest.coach)})`));
 }
 
 function logText(entry) {
@@ -267,7 +294,10 @@ function logText(entry) {
 }
 
 function renderLog() {
-  const items = game.log.map((entry) => el("li", { class: `p${entry.player % 4} ${entry.kind}` }, logText(entry)));
+  const items = game.log.map((entry) => el("li", { class: `p${entry.player % 4} ${entry.kind}` }, logText(entry),
+    entry.coach && coachOn() ? el("span", { class: `badge ${entry.coach.label}`, "data-testid": `coach-${entry.n}`,
+      title: `${coachText(entry.coach)} (${valuesText(entry.coach)})` },
+    entry.coach.loss < 0.05 ? "✓" : `−${entry.coach.loss.toFixed(1)}`) : null));
   const log = $("log");
   log.replaceChildren(...items);
   log.scrollTop = log.scrollHeight;
@@ -283,7 +313,9 @@ function renderSummary() {
     el("h2", {}, "Final scores"),
     el("table", {}, el("tbody", {}, rows)),
     el("p", {}, game.summary.text),
-    el("button", { class: "primary", onclick: () => { location.hash = ""; showSetup(); } }, "New game"));
+    el("div", { class: "actions" },
+      el("button", { class: "primary", onclick: () => { location.hash = ""; showSetup(); } }, "New game"),
+      el("button", { "data-testid": "review-summary", onclick: () => openReview(game) }, "Review the game")));
 }
 
 // ------------------------------------------------------------------ the new-game form
@@ -390,6 +422,13 @@ async function start() {
   });
   $("setup-form").addEventListener("submit", startGame);
   $("speed").value = localStorage.getItem("yamb-speed") || $("speed").value;
+  $("coach-on").checked = localStorage.getItem("yamb-coach") !== "off";
+  $("coach-on").addEventListener("change", () => {
+    localStorage.setItem("yamb-coach", coachOn() ? "on" : "off");
+    render();
+  });
+  $("review-open").addEventListener("click", () => openReview(game));
+  $("review-close").addEventListener("click", closeReview);
   $("speed").addEventListener("change", () => localStorage.setItem("yamb-speed", $("speed").value));
   $("roll").addEventListener("click", () => act({ kind: "roll", keep: [...kept].map((i) => shown[i]) }));
   $("hint").addEventListener("click", async () => {

@@ -1,0 +1,77 @@
+"""The coach through the web API: each person's move valued in the log, the review, the hint's keep outcomes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+from robo_players.coach.outcomes import keep_outcomes
+from robo_players.coach.review import review_game
+from yamb.app.web import Settings, create_app
+from yamb.game import Game
+from yamb.rules import rules
+
+
+@pytest.fixture
+def client(tmp_path):
+    with TestClient(create_app(Settings(db=tmp_path / "games.sqlite3", max_open_games=50))) as c:
+        yield c
+
+
+def test_a_yatzy_game_against_a_bot_is_coached_and_reviewed(client):
+    """A person who writes random moves; each of their log entries carries the exact coach's loss,
+    the review's totals are the coach's own review of the same game, for both seats."""
+    state = client.post("/api/games", json={"preset": "yatzy", "seed": 11, "seats": [
+        {"name": "Ana"}, {"name": "bot", "bot": "greedy"}]}).json()
+    rng = np.random.default_rng(3)
+    while not state["over"]:
+        if state["seats"][state["to_move"]]["bot"]:
+            state = client.post(f"/api/games/{state['id']}/bot").json()
+            continue
+        if state["can_roll"] and rng.random() < 0.5:
+            body = {"kind": "roll", "keep": [d for d in state["dice"] if rng.random() < 0.5][:4]}
+        else:
+            cell = state["fillable"][rng.integers(len(state["fillable"]))]
+            body = {"kind": "fill", "column": cell["column"], "row": cell["row"]}
+        response = client.post(f"/api/games/{state['id']}/moves", json=body)
+        assert response.status_code == 200, response.text
+        state = response.json()
+        note = state["log"][-1]["coach"] if state["log"][-1]["player"] == 0 else None
+        assert note is None or (note["exact"] and note["coach"] == "optimal" and note["loss"] >= 0)
+    log = client.get(f"/api/games/{state['id']}/log").json()
+    assert all((step["coach"] is not None) == (step["player"] == 0) for step in log)
+    review = client.get(f"/api/games/{state['id']}/review").json()
+    game = Game("yatzy", players=2, seed=11)
+    for step in log:
+        if step["kind"] == "roll":
+            game.roll(keep=step["kept"])
+        else:
+            game.fill(step["column"], step["row"])
+    mine = review_game(game)
+    assert review["exact"] and review["values"] == "exact values" and review["over"]
+    assert [p["name"] for p in review["players"]] == ["Ana", "bot"]
+    assert [p["loss"] for p in review["players"]] == pytest.approx([p.loss for p in mine.players])
+    ours = [d for d in review["decisions"] if d["player"] == 0]
+    assert [d["loss"] for d in ours] == pytest.approx([s["coach"]["loss"] for s in log if s["player"] == 0], abs=1e-3)
+    assert review["thresholds"] == {"good": 0.5, "inaccuracy": 2.0, "mistake": 5.0}
+    assert client.get(f"/api/games/{state['id']}/review", params={"coach": "nobody"}).status_code == 400
+    assert client.get("/api/games/nosuchgame0000000/review").status_code == 404
+
+
+def test_the_hint_of_a_keep_gives_its_pattern_chances(client):
+    for seed in range(20):  # the first game whose hint is a keep (most first rolls are kept from)
+        state = client.post("/api/games", json={"preset": "yatzy", "seed": seed, "seats": [{"name": "Ana"}]}).json()
+        hint = client.get(f"/api/games/{state['id']}/hint").json()
+        if hint["kind"] == "roll":
+            break
+    assert hint["kind"] == "roll"
+    expected = keep_outcomes(rules("yatzy"), hint["keep"], 2)
+    assert {o["row"]: o["next_roll"] for o in hint["outcomes"]} == pytest.approx(expected.next_roll)
+    assert {o["row"]: o["by_end"] for o in hint["outcomes"]} == pytest.approx(expected.by_end)
+
+
+def test_the_review_is_in_the_openapi_description(client):
+    spec = client.get("/openapi.json").json()
+    assert "/api/games/{game_id}/review" in spec["paths"]
+    assert {"ReviewOut", "DecisionOut", "CoachNote", "PatternOut"} <= set(spec["components"]["schemas"])

@@ -1,0 +1,87 @@
+"""The coach on the page, in a real headless Chromium against a real ``yamb serve``: a whole Yatzy game
+with a deliberate blunder, the coach's word right after it, and the review that shows it with its loss."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.programs import require_binary
+from tests.web_helpers import chromium, start_server
+from yamb.dice import counts_of
+
+pytestmark = pytest.mark.slow  # a real Chromium against a real yamb serve
+
+STEP_MS = 120_000  # the first move may wait for the engine's kernels to compile
+SEED = 5
+
+
+@pytest.fixture(scope="module")
+def browser_path():
+    return require_binary("chromium")
+
+
+@pytest.fixture
+def server(browser_path, tmp_path):
+    server = start_server(tmp_path / "games.sqlite3")
+    yield server
+    server.stop()
+
+
+def test_a_blunder_is_named_at_once_and_in_the_review(server, browser_path, tmp_path):
+    with chromium(tmp_path / "profile", browser_path) as page:
+        page.goto(server.url + "/")
+        page.get_by_test_id("preset").select_option("yatzy")
+        page.locator("#seed").fill(str(SEED))
+        page.get_by_test_id("start").click()
+        page.wait_for_url(re.compile(r"#g="))
+        page.locator("#speed").select_option("0")
+        game_id = page.url.split("#g=")[1]
+        state = server.get(f"/api/games/{game_id}")
+        assert max(counts_of(state["dice"])) < 5  # so writing the first roll in yatzy scores 0: a blunder
+        page.get_by_test_id("fill-free-yatzy").click()
+        coach = page.get_by_test_id("coach-box")
+        expect(coach).to_contain_text("blunder", timeout=STEP_MS)
+        expect(coach).to_contain_text("exact values")
+        note = server.get(f"/api/games/{game_id}/log")[0]["coach"]
+        assert note["label"] == "blunder" and note["loss"] >= 5
+        expect(page.get_by_test_id("coach-1")).to_have_text(f"−{note['loss']:.1f}")
+        page.get_by_test_id("coach-on").uncheck()  # the coach turned off: no word, no badges
+        expect(coach).to_be_hidden()
+        expect(page.get_by_test_id("coach-1")).to_have_count(0)
+        page.get_by_test_id("coach-on").check()
+        # the rest of the game: roll once keeping the first two dice, then write in the first green cell
+        summary = page.get_by_test_id("summary")
+        while True:
+            expect(page.locator("button.fill, [data-testid=summary]:not([hidden])").first).to_be_visible(timeout=STEP_MS)
+            if summary.is_visible():
+                break
+            state = server.get(f"/api/games/{game_id}")
+            if state["can_roll"] and state["roll"] == 1:
+                page.get_by_test_id("die-0").click()
+                page.get_by_test_id("roll").click()
+                expect(page.get_by_test_id("roll-counter")).to_contain_text("roll 2 of", timeout=STEP_MS)
+                continue
+            page.locator("button.fill").first.click()
+            page.wait_for_function(f"() => game && game.moves > {state['moves']}", timeout=STEP_MS)
+        review = server.get(f"/api/games/{game_id}/review")
+        page.get_by_test_id("review-summary").click()
+        expect(page.get_by_test_id("review-curve")).to_be_visible(timeout=STEP_MS)
+        mine = review["players"][0]
+        expect(page.get_by_test_id("review-loss-0")).to_have_text(f"{mine['loss']:.1f}")
+        blunder = review["decisions"][0]
+        assert blunder["label"] == "blunder" and blunder["loss"] == pytest.approx(note["loss"], abs=1e-3)
+        biggest = page.get_by_test_id("review-biggest")
+        expect(biggest).to_contain_text(f"−{blunder['loss']:.1f}")
+        expect(biggest).to_contain_text("turn 1, roll 1")
+        expect(biggest).to_contain_text("fill free:yatzy")
+        # one line per player, a point per turn and the final score
+        paths = page.locator("[data-testid=review-curve] path")
+        expect(paths).to_have_count(2)
+        assert len(paths.first.get_attribute("d").split("L")) == len(mine["curve"]) == 16
+        page.get_by_test_id("review-close").click()
+        expect(page.get_by_test_id("review")).to_be_hidden()
+        page.get_by_test_id("review-open").click()  # from the Moves list too
+        expect(page.get_by_test_id("review-biggest")).to_contain_text("fill free:yatzy", timeout=STEP_MS)
