@@ -115,11 +115,12 @@ def retry_failed(study: optuna.Study) -> None:
 
 
 def work(directory: Path, settings: SweepSettings, trials: int, worker: int,
-         progress: Progress | None = None) -> None:
-    """One worker: run trials from the shared study until ``trials`` are finished."""
+         progress: Progress | None = None, study: optuna.Study | None = None) -> None:
+    """One worker: run trials from the shared study (``study``, or loaded here: one storage, and its
+    connections, per process) until ``trials`` are finished."""
     optuna.logging.set_verbosity(optuna.logging.ERROR)  # a failed trial ends the sweep with its error, in one line
     space = settings.space
-    study = load_study(directory, settings)
+    study = study or load_study(directory, settings)
     # two sweeps on one study never share a sampler seed, even when started at the same moment
     identity = [int.from_bytes(socket.gethostname().encode()[:16], "big"), os.getpid(), worker, len(study.trials)]
     seed = np.random.SeedSequence([settings.seed, *identity]).generate_state(1)[0]
@@ -166,7 +167,7 @@ def run_sweep(directory: Path, settings: SweepSettings, trials: int, workers: in
     directory = Path(directory).resolve()
     study = prepare(directory, settings)
     if workers == 1:
-        work(directory, settings, trials, 0, progress)
+        work(directory, settings, trials, 0, progress, study)
         return study
     processes = [get_context("spawn").Process(target=work_with_parent, name=f"sweep-worker-{i}",
                                               args=(os.getpid(), directory, settings, trials, i))

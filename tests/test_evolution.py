@@ -268,12 +268,13 @@ def test_a_run_directory_is_worked_in_by_one_process_at_a_time(tmp_path: Path, c
         with pytest.raises(ConfigError, match=f"{run} is in use by another process \\(pid \\d+\\)"):
             with run_lock(run):
                 pass
+        (run / "config.toml").write_text(to_toml(tiny()))  # a run, started
         assert main(["evolve", "--resume", str(run)]) == 2
         assert "is in use by another process" in capsys.readouterr().err
     with run_lock(run):  # released with the first holder
         pass
     assert main(["evolve", "--resume", str(tmp_path / "nothing")]) == 2
-    assert "no checkpoint" in capsys.readouterr().err and not (tmp_path / "nothing").exists()
+    assert "no such run directory" in capsys.readouterr().err and not (tmp_path / "nothing").exists()
 
 
 @pytest.mark.slow

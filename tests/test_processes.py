@@ -42,11 +42,6 @@ def children(pid):
     return found
 
 seen = children(run.pid)
-if how == "SIGINT":
-    os.killpg(run.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
-else:
-    os.kill(run.pid, getattr(signal, how))
-out, err = run.communicate()
 survivors = []
 
 def kill_survivors(*_):
@@ -58,7 +53,12 @@ def kill_survivors(*_):
             pass
 
 signal.signal(signal.SIGALRM, kill_survivors)
-signal.alarm(int(os.environ["SURVIVE_SECONDS"]))
+signal.alarm(int(os.environ["SURVIVE_SECONDS"]))  # before reading: a surviving worker holds the pipes open
+if how == "SIGINT":
+    os.killpg(run.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+else:
+    os.kill(run.pid, getattr(signal, how))
+out, err = run.communicate()
 for pid in seen:
     try:
         os.waitpid(pid, 0)  # an orphaned worker is our child now

@@ -14,6 +14,7 @@ from pathlib import Path
 import optuna
 import pytest
 from optuna.trial import TrialState
+from sqlalchemy.pool import NullPool
 
 from evolution.sweep import RUN_DIR
 from evolution.sweep_study import OBJECTIVE
@@ -44,14 +45,15 @@ def test_two_sweeps_on_postgresql_one_killed_and_restarted(tmp_path: Path) -> No
     directory = tmp_path / "sweep"
     with postgres_server() as url:
         first, second = sweep(directory, url), sweep(directory, url)
-        deadline = time.monotonic() + 120
-        study = None
+        deadline = time.monotonic() + 900  # a trial starts within a minute or two, even on a busy machine
+        storage = study = None
         while (victim := study and running_trial_of(study, first.pid)) is None:
             assert time.monotonic() < deadline, "the first sweep never ran a trial"
             assert first.poll() is None, first.stderr.read()
-            time.sleep(0.2)
-            try:
-                study = optuna.load_study(study_name="sweep", storage=url)
+            time.sleep(0.5)
+            try:  # one storage, one connection at a time (a new storage per look left its connections open)
+                storage = storage or optuna.storages.RDBStorage(url, engine_kwargs={"poolclass": NullPool})
+                study = optuna.load_study(study_name="sweep", storage=storage)
             except KeyError:  # not created yet
                 pass
         os.killpg(first.pid, signal.SIGKILL)
@@ -59,7 +61,7 @@ def test_two_sweeps_on_postgresql_one_killed_and_restarted(tmp_path: Path) -> No
         again = sweep(directory, url)  # at once: well within the grace period
         for process in (second, again):
             assert process.wait(300) == 0, process.stderr.read()
-        study = optuna.load_study(study_name="sweep", storage=url)
+        study = optuna.load_study(study_name="sweep", storage=storage)
         trials = study.get_trials()
         assert study.metric_names == [OBJECTIVE]
 
@@ -88,3 +90,26 @@ def test_the_objective_is_named(tmp_path: Path) -> None:
 
     study = prepare(tmp_path, tiny_settings())
     assert study.metric_names == [OBJECTIVE]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("workers", "connections"), [(1, 2), (2, 6)])
+def test_a_sweep_holds_two_connections_per_worker_at_most(tmp_path: Path, workers: int, connections: int) -> None:
+    """Each process opens one storage: a worker's main thread and its heartbeat take a connection each, and
+    the parent of several workers keeps two (opening the study). A role limited to that many connections
+    runs the sweep to its end, however many trials it runs (no connection is left open per trial)."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    with postgres_server() as url:
+        admin = make_url(url)
+        with psycopg.connect(f"host={admin.host} port={admin.port} user=postgres dbname=postgres",
+                             autocommit=True) as db:
+            db.execute(f"CREATE ROLE sweeper LOGIN CONNECTION LIMIT {connections}")
+            db.execute("GRANT CREATE ON SCHEMA public TO sweeper")
+        limited = admin.set(username="sweeper").render_as_string(hide_password=False)
+        done = subprocess.run([sys.executable, "-m", "yamb", "sweep", str(tmp_path / "sweep"), "--trials", "1",
+                               "--workers", str(workers), "--preset", "quick", "--set", "game=yatzy",
+                               "--storage", limited],
+                              check=False, capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stderr[-3000:]

@@ -54,7 +54,8 @@ def write_atomically(path: Path, write: Writer) -> None:
 
 def write_together(files: Sequence[tuple[Path, Writer]]) -> None:
     """Write each ``(path, write)`` to a temporary file, sync them all, then move them into place in
-    order, behind a journal that lets the next write finish the moves if this process dies."""
+    order, behind a journal that lets the next write finish the moves if this process dies (the files
+    of one directory: the journal lies beside them)."""
     files = [(Path(path), write) for path, write in files]
     path = files[0][0]
     try:
