@@ -396,8 +396,10 @@ def test_the_verdict_says_a_start_that_is_expectimax_once() -> None:
 def test_the_time_of_a_run_is_accounted_for() -> None:
     from yamb.app.cli.evolve import _where_the_time_went
 
-    text = _where_the_time_went(58.0, 29.0, 20.0, {"final_check": {"seconds": 5.0}, "verdict": {"seconds": 2.0}})
-    assert text.startswith("58 s in all: generations 29 s, compiling 20 s, final check 5 s, verdict 2 s, the rest 2 s")
+    times = {"start": 100.0, "evolve": 104.0, "compiling": 20.0, "last": 153.0, "end": 158.0}
+    text = _where_the_time_went(times, {"final_check": {"seconds": 2.0}, "verdict": {"seconds": 1.0}})
+    assert text == ("58 s in all: loading and setting up 4 s, compiling 20 s, generations and their checkpoints 29 s, "
+                    "final check 2 s, verdict 1 s, best.pt, the plots and stopping the workers 2 s")  # 158 - 153 - 2 - 1
 
 
 def test_the_sweep_table_keeps_each_parameter_whole_at_80_columns(tmp_path: Path) -> None:

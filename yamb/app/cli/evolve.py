@@ -114,18 +114,23 @@ def _line(state, entry: dict) -> str:
             f"expectimax {entry['expectimax']:.1f}  {entry['seconds']:.1f} s{compiled}")
 
 
-def _where_the_time_went(total: float, generations: float, compiling: float, result: dict) -> str:
+def _where_the_time_went(times: dict[str, float], result: dict) -> str:
+    """Where the wall time of ``yamb evolve`` went, from the clock readings ``times`` (``start``,
+    ``evolve`` when the workers start, ``last`` when the last generation was reported, ``end``) and
+    the compile time the generations logged."""
     check, verdict = result["final_check"]["seconds"], result["verdict"]["seconds"]
-    rest = max(total - generations - compiling - check - verdict, 0.0)
-    return (f"{total:.0f} s in all: generations {generations:.0f} s, compiling {compiling:.0f} s, "
-            f"final check {check:.0f} s, verdict {verdict:.0f} s, the rest {rest:.0f} s "
-            f"(starting the workers, checkpoints, plots)")
+    parts = {"loading and setting up": times["evolve"] - times["start"], "compiling": times["compiling"],
+             "generations and their checkpoints": times["last"] - times["evolve"] - times["compiling"],
+             "final check": check, "verdict": verdict,
+             "best.pt, the plots and stopping the workers": times["end"] - times["last"] - check - verdict}
+    return (f"{times['end'] - times['start']:.0f} s in all: "
+            + ", ".join(f"{name} {max(seconds, 0.0):.0f} s" for name, seconds in parts.items()))
 
 
 def run(args: argparse.Namespace) -> int:
     import time
 
-    started = time.perf_counter()
+    times = {"start": time.perf_counter(), "compiling": 0.0}
     import sys
     from pathlib import Path
 
@@ -156,7 +161,6 @@ def run(args: argparse.Namespace) -> int:
         _check_before_writing(config)
         run_dir = Path(args.out) if args.out else default_run_dir(config)
     columns = (TextColumn("[bold]generation"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-    times = {"generations": 0.0, "compiling": 0.0}
     try:
         with run_lock(run_dir, create=not args.resume):
             if args.resume:
@@ -172,12 +176,13 @@ def run(args: argparse.Namespace) -> int:
                   f"({c.backend}); each compiles or loads the game kernels first (up to a minute or two the "
                   f"first time after an install or an update, seconds once cached)", file=sys.stderr, flush=True)
             said()
+            times["evolve"] = times["last"] = time.perf_counter()
             with Progress(*columns, console=console) as progress:
                 task = progress.add_task("evolve", total=c.generations, completed=state.generation)
 
                 def report(state, entry: dict) -> None:
-                    times["generations"] += entry["seconds"]
                     times["compiling"] += entry["compile_seconds"]
+                    times["last"] = time.perf_counter()
                     _say(progress.console, _line(state, entry))
                     progress.update(task, completed=state.generation)
                     if state.generation == state.config.generations:
@@ -192,6 +197,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     for line in verdict_lines(result["verdict"]):
         _say(console, line)
-    _say(console, _where_the_time_went(time.perf_counter() - started, times["generations"], times["compiling"], result))
+    times["end"] = time.perf_counter()
+    _say(console, _where_the_time_went(times, result))
     _say(console, f"wrote {run_dir}/best.pt, summary.json, logbook.csv, fitness.png, scores.png")
     return 0
