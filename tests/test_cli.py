@@ -362,19 +362,19 @@ def test_long_lines_break_between_fields_never_inside_one(width: int) -> None:
     assert fit(GEN, None) == [GEN] and fit(GEN, len(GEN)) == [GEN]
 
 
-def test_evolve_lines_fit_an_80_column_terminal() -> None:
+def test_report_lines_fit_an_80_column_terminal() -> None:
     import io
 
     from rich.console import Console
 
-    from yamb.app.cli.evolve import _say
+    from yamb.app.cli.lines import show
 
     screen = io.StringIO()
-    _say(Console(file=screen, width=80, force_terminal=True, color_system=None), GEN)
+    show(Console(file=screen, width=80, force_terminal=True, color_system=None), GEN)
     lines = screen.getvalue().splitlines()
     assert len(lines) == 2 and all(len(line) <= 80 for line in lines) and "mean 1000.1 ± 3.5" in screen.getvalue()
     piped = io.StringIO()
-    _say(Console(file=piped, width=80), GEN)
+    show(Console(file=piped, width=80), GEN)
     assert piped.getvalue() == GEN + "\n"  # off a terminal: one record, one line
 
 

@@ -6,7 +6,7 @@ import argparse
 
 from yamb.app.cli import options
 from yamb.app.cli.compiling import said
-from yamb.app.cli.lines import fit
+from yamb.app.cli.lines import show
 from yamb.app.cli.options import arg
 
 TYPES = {int: arg(options.whole_number), tuple: arg(options.layer_sizes)}  # ASCII digits; config.py checks the ranges
@@ -100,12 +100,6 @@ def _check_before_writing(config) -> None:
     starting_point(config, net_spec(config))
 
 
-def _say(console, text: str) -> None:
-    """``text`` on ``console``, broken between fields to fit its terminal (off a terminal: one line)."""
-    for line in fit(text, console.width if console.is_terminal else None):
-        console.print(line, soft_wrap=True, markup=False, highlight=False)
-
-
 def _line(state, entry: dict) -> str:
     c = state.config
     compiled = f" (and {entry['compile_seconds']:.1f} s compiling)" if entry["compile_seconds"] else ""
@@ -165,10 +159,10 @@ def run(args: argparse.Namespace) -> int:
         with run_lock(run_dir, create=not args.resume):
             if args.resume:
                 state = resume(run_dir, changes)
-                _say(console, f"resuming {run_dir} after generation {state.generation}")
+                show(console, f"resuming {run_dir} after generation {state.generation}")
             else:
                 state = start(config, run_dir)
-                _say(console, f"run directory {run_dir}: {config.player} player for {config.game}, "
+                show(console, f"run directory {run_dir}: {config.player} player for {config.game}, "
                               f"{config.algorithm}, {config.population} x {config.games} games, "
                               f"{config.generations} generations")
             c = state.config
@@ -183,10 +177,10 @@ def run(args: argparse.Namespace) -> int:
                 def report(state, entry: dict) -> None:
                     times["compiling"] += entry["compile_seconds"]
                     times["last"] = time.perf_counter()
-                    _say(progress.console, _line(state, entry))
+                    show(progress.console, _line(state, entry))
                     progress.update(task, completed=state.generation)
                     if state.generation == state.config.generations:
-                        _say(progress.console,
+                        show(progress.console,
                              f"checking {len(candidates(state))} candidates (the hall of fame"
                              f"{', the strategy mean' if state.strategy is not None else ''}) and "
                              f"expectimax on {state.config.final_games:,} fresh games each")
@@ -196,8 +190,8 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"interrupted; continue with: yamb evolve --resume {run_dir}")
         raise
     for line in verdict_lines(result["verdict"]):
-        _say(console, line)
+        show(console, line)
     times["end"] = time.perf_counter()
-    _say(console, _where_the_time_went(times, result))
-    _say(console, f"wrote {run_dir}/best.pt, summary.json, logbook.csv, fitness.png, scores.png")
+    show(console, _where_the_time_went(times, result))
+    show(console, f"wrote {run_dir}/best.pt, summary.json, logbook.csv, fitness.png, scores.png")
     return 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 
 from yamb.app.cli import options
+from yamb.app.cli.lines import show
 from yamb.app.cli.options import arg
 
 HELP = "sweep evolution settings with Optuna (yamb sweep [DIR] --trials N; yamb sweep report DIR)"
@@ -83,7 +84,7 @@ def sweep(args: argparse.Namespace, directory: str | None) -> int:
     trials = DEFAULT_TRIALS if args.trials is None else args.trials
     console = Console()
     fixed_text = "".join(f", {key}={value}" for key, value in settings.space.settings.items())
-    console.print(f"sweep {path}: recipe {settings.preset}{fixed_text}, pruner {settings.pruner}, "
+    show(console, f"sweep {path}: recipe {settings.preset}{fixed_text}, pruner {settings.pruner}, "
                   f"seed {settings.seed}, study {settings.study!r} in {settings.storage or path / 'sweep.db'}")
     columns = (TextColumn("[bold]trials"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.description}"))
@@ -161,8 +162,8 @@ def report(args: argparse.Namespace, directory: str) -> int:
     best = best_trials(study, 1)
     if best:
         run_dir = path / best[0].user_attrs[RUN_DIR]
-        console.print(f"best trial {best[0].number}; run it again with: "
-                      f"yamb evolve --config {run_dir / 'config.toml'} --out runs/sweep-best", soft_wrap=True)
+        show(console, f"best trial {best[0].number}; run it again with: "
+                      f"yamb evolve --config {run_dir / 'config.toml'} --out runs/sweep-best")
     for name, where in write_plots(study, path / PLOTS_DIR).items():
         console.print(f"{name}: {where}")
     return 0
