@@ -92,10 +92,10 @@ def sweep(args: argparse.Namespace, directory: str | None) -> int:
         with Progress(*columns, console=console) as progress:
             task = progress.add_task("", total=trials)
 
-            def show(finished: int, note: str) -> None:
+            def advance(finished: int, note: str) -> None:
                 progress.update(task, completed=finished, description=note)
 
-            study = run_sweep(path, settings, trials, args.workers or 1, show)
+            study = run_sweep(path, settings, trials, args.workers or 1, advance)
     except optuna.exceptions.StorageInternalError as error:  # e.g. "database or disk is full"
         while error.__cause__ is not None or error.__context__ is not None:
             error = error.__cause__ or error.__context__
