@@ -421,6 +421,7 @@ def test_the_sweep_table_keeps_each_parameter_whole_at_80_columns(tmp_path: Path
     screen = io.StringIO()
     print_best(Console(file=screen, width=80, color_system=None), study, 10)
     text = screen.getvalue()
-    assert all(len(line) <= 80 for line in text.splitlines())
+    table = [line for line in text.splitlines() if line.strip() and "study" not in line]
+    assert all(len(line) <= 80 and line[-1] in "┓┃┩│┘" for line in table), text  # whole: rich crops the right
     for whole in ("es_learning_rate=0.00189", "es_sigma=0.0123", "236.4 ± 1.2"):
         assert whole in text, text

@@ -134,9 +134,9 @@ def print_best(console, study, top: int) -> None:
     for row in rows:  # a parameter a line, each whole (no "es_learning_rate=0.0" / "0189")
         row[3] = row[3].replace(" ", "\n")
     widest = max((len(line) for row in rows for line in row[3].splitlines()), default=10)
-    for name, justify in (("trial", "right"), ("mean score", "right"), ("generations", "right"),
-                          ("parameters", "left"), ("run directory", "left")):
-        table.add_column(name, justify=justify, overflow="fold", no_wrap=name == "mean score",
+    for name, justify in (("trial", "right"), ("mean score", "right"), ("gens", "right"),
+                          ("parameters", "left"), ("run directory", "left")):  # 80 columns hold them
+        table.add_column(name, justify=justify, overflow="fold", no_wrap=name in ("mean score", "gens"),
                          min_width=widest if name == "parameters" else None)
     for row in rows:
         table.add_row(*row)
