@@ -362,19 +362,19 @@ def test_long_lines_break_between_fields_never_inside_one(width: int) -> None:
     assert fit(GEN, None) == [GEN] and fit(GEN, len(GEN)) == [GEN]
 
 
-def test_evolve_lines_fit_an_80_column_terminal() -> None:
+def test_report_lines_fit_an_80_column_terminal() -> None:
     import io
 
     from rich.console import Console
 
-    from yamb.app.cli.evolve import _say
+    from yamb.app.cli.lines import show
 
     screen = io.StringIO()
-    _say(Console(file=screen, width=80, force_terminal=True, color_system=None), GEN)
+    show(Console(file=screen, width=80, force_terminal=True, color_system=None), GEN)
     lines = screen.getvalue().splitlines()
     assert len(lines) == 2 and all(len(line) <= 80 for line in lines) and "mean 1000.1 ± 3.5" in screen.getvalue()
     piped = io.StringIO()
-    _say(Console(file=piped, width=80), GEN)
+    show(Console(file=piped, width=80), GEN)
     assert piped.getvalue() == GEN + "\n"  # off a terminal: one record, one line
 
 
@@ -396,8 +396,10 @@ def test_the_verdict_says_a_start_that_is_expectimax_once() -> None:
 def test_the_time_of_a_run_is_accounted_for() -> None:
     from yamb.app.cli.evolve import _where_the_time_went
 
-    text = _where_the_time_went(58.0, 29.0, 20.0, {"final_check": {"seconds": 5.0}, "verdict": {"seconds": 2.0}})
-    assert text.startswith("58 s in all: generations 29 s, compiling 20 s, final check 5 s, verdict 2 s, the rest 2 s")
+    times = {"start": 100.0, "evolve": 104.0, "compiling": 20.0, "last": 153.0, "end": 158.0}
+    text = _where_the_time_went(times, {"final_check": {"seconds": 2.0}, "verdict": {"seconds": 1.0}})
+    assert text == ("58 s in all: loading and setting up 4 s, compiling 20 s, generations and their checkpoints 29 s, "
+                    "final check 2 s, verdict 1 s, best.pt, the plots and stopping the workers 2 s")  # 158 - 153 - 2 - 1
 
 
 def test_the_sweep_table_keeps_each_parameter_whole_at_80_columns(tmp_path: Path) -> None:
@@ -419,6 +421,7 @@ def test_the_sweep_table_keeps_each_parameter_whole_at_80_columns(tmp_path: Path
     screen = io.StringIO()
     print_best(Console(file=screen, width=80, color_system=None), study, 10)
     text = screen.getvalue()
-    assert all(len(line) <= 80 for line in text.splitlines())
+    table = [line for line in text.splitlines() if line.strip() and "study" not in line]
+    assert all(len(line) <= 80 and line[-1] in "┓┃┩│┘" for line in table), text  # whole: rich crops the right
     for whole in ("es_learning_rate=0.00189", "es_sigma=0.0123", "236.4 ± 1.2"):
         assert whole in text, text

@@ -6,7 +6,7 @@ import argparse
 
 from yamb.app.cli import options
 from yamb.app.cli.compiling import said
-from yamb.app.cli.lines import fit
+from yamb.app.cli.lines import show
 from yamb.app.cli.options import arg
 
 TYPES = {int: arg(options.whole_number), tuple: arg(options.layer_sizes)}  # ASCII digits; config.py checks the ranges
@@ -100,12 +100,6 @@ def _check_before_writing(config) -> None:
     starting_point(config, net_spec(config))
 
 
-def _say(console, text: str) -> None:
-    """``text`` on ``console``, broken between fields to fit its terminal (off a terminal: one line)."""
-    for line in fit(text, console.width if console.is_terminal else None):
-        console.print(line, soft_wrap=True, markup=False, highlight=False)
-
-
 def _line(state, entry: dict) -> str:
     c = state.config
     compiled = f" (and {entry['compile_seconds']:.1f} s compiling)" if entry["compile_seconds"] else ""
@@ -114,18 +108,23 @@ def _line(state, entry: dict) -> str:
             f"expectimax {entry['expectimax']:.1f}  {entry['seconds']:.1f} s{compiled}")
 
 
-def _where_the_time_went(total: float, generations: float, compiling: float, result: dict) -> str:
+def _where_the_time_went(times: dict[str, float], result: dict) -> str:
+    """Where the wall time of ``yamb evolve`` went, from the clock readings ``times`` (``start``,
+    ``evolve`` when the workers start, ``last`` when the last generation was reported, ``end``) and
+    the compile time the generations logged."""
     check, verdict = result["final_check"]["seconds"], result["verdict"]["seconds"]
-    rest = max(total - generations - compiling - check - verdict, 0.0)
-    return (f"{total:.0f} s in all: generations {generations:.0f} s, compiling {compiling:.0f} s, "
-            f"final check {check:.0f} s, verdict {verdict:.0f} s, the rest {rest:.0f} s "
-            f"(starting the workers, checkpoints, plots)")
+    parts = {"loading and setting up": times["evolve"] - times["start"], "compiling": times["compiling"],
+             "generations and their checkpoints": times["last"] - times["evolve"] - times["compiling"],
+             "final check": check, "verdict": verdict,
+             "best.pt, the plots and stopping the workers": times["end"] - times["last"] - check - verdict}
+    return (f"{times['end'] - times['start']:.0f} s in all: "
+            + ", ".join(f"{name} {max(seconds, 0.0):.0f} s" for name, seconds in parts.items()))
 
 
 def run(args: argparse.Namespace) -> int:
     import time
 
-    started = time.perf_counter()
+    times = {"start": time.perf_counter(), "compiling": 0.0}
     import sys
     from pathlib import Path
 
@@ -157,15 +156,14 @@ def run(args: argparse.Namespace) -> int:
         run_dir = Path(args.out) if args.out else default_run_dir(config)
     columns = (TextColumn("[bold]generation"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     new_directory = not args.resume and not run_dir.exists()
-    times = {"generations": 0.0, "compiling": 0.0}
     try:
         with run_lock(run_dir, create=not args.resume):
             if args.resume:
                 state = resume(run_dir, changes)
-                _say(console, f"resuming {run_dir} after generation {state.generation}")
+                show(console, f"resuming {run_dir} after generation {state.generation}")
             else:
                 state = start(config, run_dir)
-                _say(console, f"run directory {run_dir}: {config.player} player for {config.game}, "
+                show(console, f"run directory {run_dir}: {config.player} player for {config.game}, "
                               f"{config.algorithm}, {config.population} x {config.games} games, "
                               f"{config.generations} generations")
             c = state.config
@@ -173,16 +171,17 @@ def run(args: argparse.Namespace) -> int:
                   f"({c.backend}); each compiles or loads the game kernels first (up to a minute or two the "
                   f"first time after an install or an update, seconds once cached)", file=sys.stderr, flush=True)
             said()
+            times["evolve"] = times["last"] = time.perf_counter()
             with Progress(*columns, console=console) as progress:
                 task = progress.add_task("evolve", total=c.generations, completed=state.generation)
 
                 def report(state, entry: dict) -> None:
-                    times["generations"] += entry["seconds"]
                     times["compiling"] += entry["compile_seconds"]
-                    _say(progress.console, _line(state, entry))
+                    times["last"] = time.perf_counter()
+                    show(progress.console, _line(state, entry))
                     progress.update(task, completed=state.generation)
                     if state.generation == state.config.generations:
-                        _say(progress.console,
+                        show(progress.console,
                              f"checking {len(candidates(state))} candidates (the hall of fame"
                              f"{', the strategy mean' if state.strategy is not None else ''}) and "
                              f"expectimax on {state.config.final_games:,} fresh games each")
@@ -198,7 +197,8 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
         return 130
     for line in verdict_lines(result["verdict"]):
-        _say(console, line)
-    _say(console, _where_the_time_went(time.perf_counter() - started, times["generations"], times["compiling"], result))
-    _say(console, f"wrote {run_dir}/best.pt, summary.json, logbook.csv, fitness.png, scores.png")
+        show(console, line)
+    times["end"] = time.perf_counter()
+    show(console, _where_the_time_went(times, result))
+    show(console, f"wrote {run_dir}/best.pt, summary.json, logbook.csv, fitness.png, scores.png")
     return 0

@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from robo_players.neural.returns import FitSettings, improve, round_seed
     from robo_players.row_means import DEFAULT_PLAYED
     from robo_players.simulate import simulate
+    from yamb.app.cli.lines import show
     from yamb.app.cli.rounds import rounds_progress
 
     layout, start = start_training(args, args.start)
@@ -74,9 +75,9 @@ def run(args: argparse.Namespace) -> int:
                  generation=args.rounds, games=args.games * args.rounds)
     out = Console()
     verdict = "better" if diff["mean"] > 0 and diff["p"] < 0.05 else "worse" if diff["p"] < 0.05 else "no clear difference"
-    out.print(f"on {args.check_games:,} fresh games: fitted {ours.mean():.2f}, {start.name} {theirs.mean():.2f}; "
-              f"difference {diff['mean']:+.2f} ± {diff['sem']:.2f} (p = {diff['p']:.2g}): {verdict}", soft_wrap=True)
-    out.print(f"wrote {args.out}: guided network {list(args.hidden)} over exact columns "
+    show(out, f"on {args.check_games:,} fresh games: fitted {ours.mean():.2f}, {start.name} {theirs.mean():.2f}; "
+              f"difference {diff['mean']:+.2f} ± {diff['sem']:.2f} (p = {diff['p']:.2g}): {verdict}")
+    show(out, f"wrote {args.out}: guided network {list(args.hidden)} over exact columns "
               f"{', '.join(exact) or 'none'}, {genome.size:,} weights, {time.perf_counter() - started:.0f} s; "
-              f"play it: yamb play --preset {layout.rules.name} --bot {args.out}", soft_wrap=True)
+              f"play it: yamb play --preset {layout.rules.name} --bot {args.out}")
     return 0

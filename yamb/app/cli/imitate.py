@@ -44,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
 
     from robo_players.neural.imitation import TrainSettings, imitate
     from robo_players.neural.networks import NetSpec
+    from yamb.app.cli.lines import show
     from yamb.app.cli.rounds import rounds_progress
 
     layout, teacher = start_training(args, args.teacher)
@@ -66,9 +67,9 @@ def run(args: argparse.Namespace) -> int:
     sem = f" ± {scores.std(ddof=1) / np.sqrt(len(scores)):.2f}" if len(scores) > 1 else ""
     save_network(args, spec, result.genome, result.cell_values, fitness=float(scores.mean()),
                  run_preset=f"imitate-{teacher.name}", generation=0, games=args.games * (args.dagger + 1))
-    console.print(f"on {len(scores):,} fresh games: {scores.mean():.2f}{sem} (teacher {teacher.name}: "
+    show(console, f"on {len(scores):,} fresh games: {scores.mean():.2f}{sem} (teacher {teacher.name}: "
                   f"{result.teacher_mean:.2f} on the recorded games); {time.perf_counter() - started:.0f} s")
-    console.print(f"wrote {args.out}: direct network {list(args.hidden)}, {result.genome.size:,} weights; "
+    show(console, f"wrote {args.out}: direct network {list(args.hidden)}, {result.genome.size:,} weights; "
                   f"evolve on with: yamb evolve --recipe direct-imitation --hidden {','.join(map(str, args.hidden))} "
                   f"--init {args.out}")
     return 0

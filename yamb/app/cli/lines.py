@@ -8,9 +8,10 @@ letters (``12.3 s``), so a value stays with its label and its error. Off a termi
 
 from __future__ import annotations
 
-import shutil
-import sys
-from typing import TextIO
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 INDENT = "    "  # the lines a long line continues on
 
@@ -44,16 +45,8 @@ def fit(text: str, width: int | None) -> list[str]:
     return [*lines, line]
 
 
-def terminal_width(stream: TextIO | None = None) -> int | None:
-    """The columns of the terminal ``stream`` (default stdout) writes to, or None off a terminal."""
-    stream = stream or sys.stdout
-    try:
-        return shutil.get_terminal_size().columns if stream.isatty() else None
-    except (AttributeError, ValueError, OSError):  # a stream without a file behind it, or one closed
-        return None
-
-
-def say(text: str, stream: TextIO | None = None) -> None:
-    """Print ``text`` to ``stream`` (default stdout), fitted to its terminal's width."""
-    stream = stream or sys.stdout
-    print("\n".join(fit(text, terminal_width(stream))), file=stream, flush=True)
+def show(console: Console, text: str) -> None:
+    """``text`` on a rich ``console``, broken between fields to fit its terminal's width (rich reads it
+    with ``shutil.get_terminal_size``, and again as the window changes); off a terminal, one line."""
+    for line in fit(text, console.width if console.is_terminal else None):
+        console.print(line, soft_wrap=True, markup=False, highlight=False)

@@ -10,6 +10,8 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from yamb.app.cli.lines import show
+
 
 @contextmanager
 def rounds_progress(console: Console, games: int) -> Iterator[tuple[Callable[[str], None], Callable[[int], None]]]:
@@ -21,7 +23,7 @@ def rounds_progress(console: Console, games: int) -> Iterator[tuple[Callable[[st
         task: list = []
 
         def say(text: str) -> None:
-            progress.console.print(f"{text}  ({time.perf_counter() - started:.0f} s)", soft_wrap=True)
+            show(progress.console, f"{text}  ({time.perf_counter() - started:.0f} s)")
             if text.startswith("round"):
                 if task:
                     progress.remove_task(task.pop())

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 
 from yamb.app.cli import options
+from yamb.app.cli.lines import show
 from yamb.app.cli.options import arg
 
 HELP = "sweep evolution settings with Optuna (yamb sweep [DIR] --trials N; yamb sweep report DIR)"
@@ -83,7 +84,7 @@ def sweep(args: argparse.Namespace, directory: str | None) -> int:
     trials = DEFAULT_TRIALS if args.trials is None else args.trials
     console = Console()
     fixed_text = "".join(f", {key}={value}" for key, value in settings.space.settings.items())
-    console.print(f"sweep {path}: recipe {settings.preset}{fixed_text}, pruner {settings.pruner}, "
+    show(console, f"sweep {path}: recipe {settings.preset}{fixed_text}, pruner {settings.pruner}, "
                   f"seed {settings.seed}, study {settings.study!r} in {settings.storage or path / 'sweep.db'}")
     columns = (TextColumn("[bold]trials"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.description}"))
@@ -91,10 +92,10 @@ def sweep(args: argparse.Namespace, directory: str | None) -> int:
         with Progress(*columns, console=console) as progress:
             task = progress.add_task("", total=trials)
 
-            def show(finished: int, note: str) -> None:
+            def advance(finished: int, note: str) -> None:
                 progress.update(task, completed=finished, description=note)
 
-            study = run_sweep(path, settings, trials, args.workers or 1, show)
+            study = run_sweep(path, settings, trials, args.workers or 1, advance)
     except optuna.exceptions.StorageInternalError as error:  # e.g. "database or disk is full"
         while error.__cause__ is not None or error.__context__ is not None:
             error = error.__cause__ or error.__context__
@@ -133,9 +134,9 @@ def print_best(console, study, top: int) -> None:
     for row in rows:  # a parameter a line, each whole (no "es_learning_rate=0.0" / "0189")
         row[3] = row[3].replace(" ", "\n")
     widest = max((len(line) for row in rows for line in row[3].splitlines()), default=10)
-    for name, justify in (("trial", "right"), ("mean score", "right"), ("generations", "right"),
-                          ("parameters", "left"), ("run directory", "left")):
-        table.add_column(name, justify=justify, overflow="fold", no_wrap=name == "mean score",
+    for name, justify in (("trial", "right"), ("mean score", "right"), ("gens", "right"),
+                          ("parameters", "left"), ("run directory", "left")):  # 80 columns hold them
+        table.add_column(name, justify=justify, overflow="fold", no_wrap=name in ("mean score", "gens"),
                          min_width=widest if name == "parameters" else None)
     for row in rows:
         table.add_row(*row)
@@ -161,8 +162,8 @@ def report(args: argparse.Namespace, directory: str) -> int:
     best = best_trials(study, 1)
     if best:
         run_dir = path / best[0].user_attrs[RUN_DIR]
-        console.print(f"best trial {best[0].number}; run it again with: "
-                      f"yamb evolve --config {run_dir / 'config.toml'} --out runs/sweep-best", soft_wrap=True)
+        show(console, f"best trial {best[0].number}; run it again with: "
+                      f"yamb evolve --config {run_dir / 'config.toml'} --out runs/sweep-best")
     for name, where in write_plots(study, path / PLOTS_DIR).items():
         console.print(f"{name}: {where}")
     return 0
