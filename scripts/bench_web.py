@@ -41,7 +41,7 @@ class Connection:
     async def post(self, path: str) -> tuple[int, bytes]:
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
-        self.writer.write(f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Length: 0\r\n\r\n".encode())
+        self.writer.write(f"POST {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nContent-Length: 0\r\n\r\n".encode())
         await self.writer.drain()
         head = await self.reader.readuntil(b"\r\n\r\n")
         lines = head.decode("latin-1").split("\r\n")

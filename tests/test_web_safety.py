@@ -386,7 +386,8 @@ def test_flipped_bytes_in_the_store_are_never_served(tmp_path):
                     assert (status, answer) == before[path], (place, path)
                     served += 1
                 else:
-                    assert status >= 400 and isinstance(answer.get("detail"), str) and answer["detail"], (place, path)
+                    # 500 with the damage named; 404 when the flip hid the game's row from its index
+                    assert status in (404, 500) and isinstance(answer.get("detail"), str), (place, path, answer)
     assert served > 0
 
 

@@ -13,6 +13,7 @@ import re
 import selectors
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -76,9 +77,10 @@ def status(address: str, port: int, host: str) -> int:
         connection.close()
 
 
-def test_an_empty_host_is_refused(tmp_path):
+def test_an_empty_host_or_allowed_name_is_refused(tmp_path):
     assert "--host is empty" in refused("--host", "", "--db", str(tmp_path / "g.sqlite3"), cwd=tmp_path)
     assert "--host is empty" in refused("--host", " ", "--db", str(tmp_path / "g.sqlite3"), cwd=tmp_path)
+    assert "--allow-host is empty" in refused("--allow-host", "", "--db", str(tmp_path / "g.sqlite3"), cwd=tmp_path)
 
 
 def test_a_port_in_use_and_an_unknown_host_are_one_line(tmp_path):
@@ -137,3 +139,39 @@ def test_every_address_is_warned_and_names_are_checked(tmp_path):
                 assert status("127.0.0.1", port, f"10.1.2.3:{port + 1}") == 421
             finally:
                 stop(process)
+
+
+def test_a_damaged_database_is_named_at_start_up(tmp_path):
+    """A database whose index lost a row (a flipped byte found by SQLite's integrity check) is served, with a
+    one-line warning that names the damage; its games answer as before or refuse with a reason."""
+    import random
+
+    from fastapi.testclient import TestClient
+
+    from yamb.app.web import Settings, create_app
+    from yamb.app.web.store import GameStore, NotAGamesDatabase
+
+    whole = tmp_path / "whole.sqlite3"
+    with TestClient(create_app(Settings(db=whole))) as client:
+        for _ in range(30):
+            client.post("/api/games", json={"preset": "yatzy", "seats": [{"name": "a", "bot": "greedy"}]})
+    data, rng, damaged = whole.read_bytes(), random.Random(29), tmp_path / "damaged.sqlite3"
+    for _ in range(2000):
+        flipped = bytearray(data)
+        flipped[rng.randrange(4096, len(data))] ^= 1 << rng.randrange(8)
+        damaged.write_bytes(bytes(flipped))
+        try:
+            store = GameStore(damaged)
+        except (NotAGamesDatabase, sqlite3.DatabaseError):
+            continue  # a copy refused outright is not the case looked for here
+        store.close()
+        if store.problems:
+            break
+    else:
+        pytest.fail("no flipped byte that SQLite's integrity check finds")
+    process = serve("--port", "0", "--db", str(damaged), cwd=tmp_path)
+    try:
+        _, errors = lines_until_url(process)
+        assert len(errors) == 1 and f"--db {damaged} is damaged ({store.problems[0]})" in errors[0], errors
+    finally:
+        stop(process)

@@ -93,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
         raise YambError(f"yamb serve needs the web extra ({error.name} is missing): "
                         "pip install -e '.[web]'") from None
 
+    if any(not name.strip() for name in args.allow_host):
+        raise YambError("--allow-host is empty; name a host (yamb.lan, yamb.lan:443) or * for any")
     db = Path(args.db) if args.db else default_db()
     sock = bind(args.host, args.port)
     try:

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 Name = Field(min_length=1, max_length=40)
+MovesSeen = Field(ge=0, le=100_000, strict=True)  # the game's number of moves a request was meant for
 
 
 class Strict(BaseModel):
@@ -37,7 +38,7 @@ class MoveIn(Strict):
     client saw): a move for another state is refused (409), so a repeated or stale request is never
     played on dice its sender did not see."""
 
-    moves: int = Field(ge=0, le=100_000, strict=True)
+    moves: int = MovesSeen
     kind: Literal["roll", "fill", "announce"]
     keep: list[int] = Field(default_factory=list, max_length=6)
     column: str | None = Field(default=None, max_length=40)
@@ -47,7 +48,7 @@ class MoveIn(Strict):
 class BotStep(Strict):
     """Which state a bot's step is asked for: the game's number of moves the client saw."""
 
-    moves: int = Field(ge=0, le=100_000, strict=True)
+    moves: int = MovesSeen
 
 
 class CellOut(BaseModel):

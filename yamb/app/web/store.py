@@ -74,6 +74,8 @@ class NotAGamesDatabase(Exception):
 def store_error(error: sqlite3.Error) -> StoreError:
     """The ``StoreError`` of an SQLite failure: 507 for a full disk, 500 for a damaged file, 503 else."""
     code = getattr(error, "sqlite_errorcode", None)
+    if str(error).startswith("Could not decode to UTF-8"):  # a text column's bytes changed
+        return StoreError("the game store is damaged (a stored text is not UTF-8)", 500)
     if code == sqlite3.SQLITE_FULL:
         return StoreError(f"the game store is full ({error}): free some disk space", 507)
     if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
@@ -82,8 +84,8 @@ def store_error(error: sqlite3.Error) -> StoreError:
 
 
 def checksum(*fields: object) -> str:
-    """The SHA-256 (hex) of a row's fields, in order."""
-    return hashlib.sha256(json.dumps(fields, ensure_ascii=True).encode()).hexdigest()
+    """The SHA-256 (hex) of a row's fields (ids, numbers, JSON texts: none holds the separator), in order."""
+    return hashlib.sha256("\x1f".join(map(str, fields)).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass
