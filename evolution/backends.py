@@ -8,7 +8,8 @@ plays which task.
 
 ``processes`` (the default)
     ``--workers 1``: the builtin ``map`` in this process; more: a pool of
-    spawned worker processes on this machine.
+    spawned worker processes on this machine, which end with the run's
+    process however it ends (``yamb.processes``); Ctrl-C stops them at once.
 ``ray``
     A pool of long-lived Ray actors, one CPU each, ``--workers`` of them. An
     actor compiles the numba kernels and builds the tables once, then plays
@@ -26,7 +27,9 @@ plays which task.
 from __future__ import annotations
 
 import logging
+import os
 import random
+import signal
 import socket
 import time
 from collections import deque
@@ -40,6 +43,7 @@ import numpy as np
 
 from evolution.config import ConfigError, EvolveConfig
 from evolution.evaluate import init_worker
+from yamb.processes import end_with_parent
 
 CLUSTER_EXTRA = 'pip install -e ".[cluster]"'
 OBJECT_STORE_BYTES = 128 * 2**20  # a local Ray's object store: a generation's tasks take well under 1 MB
@@ -62,11 +66,24 @@ def backend_map(config: EvolveConfig) -> Iterator[Map]:
             finally:
                 pool.close()
     elif config.workers > 1:
-        with ProcessPoolExecutor(config.workers, mp_context=get_context("spawn"),
-                                 initializer=init_worker, initargs=(config.threads,)) as pool:
-            yield lambda function, items: list(pool.map(function, items))
+        with ProcessPoolExecutor(config.workers, mp_context=get_context("spawn"), initializer=start_worker,
+                                 initargs=(os.getpid(), config.threads)) as pool:
+            try:
+                yield lambda function, items: list(pool.map(function, items))
+            except BaseException:  # Ctrl-C or an error: stop the generation's tasks now, not after them
+                for process in list(pool._processes.values()):  # the executor has no public way
+                    process.terminate()
+                raise
     else:
         yield lambda function, items: list(map(function, items))
+
+
+def start_worker(parent: int, threads: int) -> None:
+    """A pool worker: it ends with the run's process, whatever ended that, and leaves Ctrl-C (which a
+    terminal sends to every process of its group) to it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    end_with_parent(parent)
+    init_worker(threads)
 
 
 @contextmanager

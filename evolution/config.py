@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import tomllib
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -17,8 +18,8 @@ from pathlib import Path
 from robo_players.cell_values import BONUS_MODELS
 from robo_players.column_exact import EXACT_KINDS
 from robo_players.neural.networks import KINDS
-from yamb.checks import MAX_SEED
-from yamb.errors import YambError
+from yamb.checks import MAX_SEED, ascii_integer
+from yamb.errors import YambError, shown
 
 ALGORITHMS = ("ga", "cma", "sep-cma", "es")  # GA, CMA-ES, separable CMA-ES, the OpenAI evolution strategy
 BACKENDS = ("processes", "ray")  # where the games are played (evolution/backends.py)
@@ -29,6 +30,11 @@ MAX_LAYERS = 8  # hidden layers
 MAX_POPULATION_WEIGHTS = 200_000_000  # population x weights per network, held in memory as float64
 MAX_GAMES_PER_BATCH = 10_000_000  # population x games, and final_games x candidates: the games played at once
 MAX_LOOKAHEAD = 3  # turns planned at play time in evolution (each more costs about ten times the games' time)
+_FLOAT = re.compile(r"[ \t]*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[ \t]*|[ \t]*[+-]?(inf|nan)[ \t]*",
+                    re.IGNORECASE)  # ASCII (float() also reads '٣.٥' and '1_0'); inf and nan are refused by validate
+KIND_NAMES = {"int": "a whole number (ASCII digits)", "float": "a number (ASCII digits)",
+              "list[int]": "whole numbers (ASCII digits), comma-separated", "list[str]": "a list of names"}
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # run_preset: it begins the run directory's name
 LIMITS = {"generations": 1_000_000, "hall_of_fame": 1_000, "tournament": 1_000, "workers": 1_024, "threads": 1_024}
 
 
@@ -91,6 +97,9 @@ class EvolveConfig:
         floats = [f.name for f in fields(self) if f.type == "float" and not math.isfinite(getattr(self, f.name))]
         large = [name for name, limit in LIMITS.items() if getattr(self, name) > limit]
         checks = [
+            (_NAME.fullmatch(self.run_preset) is not None,
+             f"run_preset must be a name of letters, digits, '.', '_' and '-' (it begins the run directory's "
+             f"name), not {shown(self.run_preset)}"),
             (not floats, f"{', '.join(floats)} must be a finite number, not {getattr(self, floats[0]) if floats else ''}"),
             (not large, f"{large[0] if large else ''} must be at most {LIMITS[large[0]] if large else 0:,}"),
             (self.population * self.games <= MAX_GAMES_PER_BATCH
@@ -166,16 +175,28 @@ def _coerce(name: str, value: object) -> object:
             return [str(v).strip() for v in items if str(v).strip()]
         if kind == "list[int]":
             items = value.split(",") if isinstance(value, str) else list(value)
-            return [int(v) for v in items if str(v).strip()]
+            return [_integer(v) for v in items if str(v).strip()]
         if kind == "int":
-            if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
-                raise ValueError
-            return int(value)
+            return _integer(value)
         if kind == "float":
+            if isinstance(value, str) and not _FLOAT.fullmatch(value):
+                raise ValueError
             return float(value)
         return str(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"setting {name} = {value!r} is not a valid {kind}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise ConfigError(f"setting {name} = {shown(value)} is not {KIND_NAMES.get(kind, kind)}") from None
+
+
+def _integer(value: object) -> int:
+    """An int setting: a TOML integer, a whole float, or text of ASCII digits (no '٣', '１２', '1_000')."""
+    if isinstance(value, str):
+        number = ascii_integer(value)
+        if number is None:
+            raise ValueError
+        return number
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, float) and not value.is_integer()):
+        raise ValueError
+    return int(value)
 
 
 def with_settings(config: EvolveConfig, settings: dict) -> EvolveConfig:
@@ -185,7 +206,7 @@ def with_settings(config: EvolveConfig, settings: dict) -> EvolveConfig:
 
 def from_preset(name: str) -> EvolveConfig:
     if name not in PRESETS:
-        raise ConfigError(f"unknown run preset {name!r}; choose from {', '.join(PRESETS)}")
+        raise ConfigError(f"unknown run recipe {name!r}; choose from {', '.join(PRESETS)}")
     return with_settings(EvolveConfig(run_preset=name), PRESETS[name])
 
 

@@ -24,7 +24,7 @@ from evolution.evaluate import FINAL, dice_seed, reference_scores
 from evolution.individual import Individual
 from evolution.state import RunState
 from robo_players.compare import paired_difference
-from robo_players.neural.files import NeuralWeights, save_weights, write_atomically
+from robo_players.neural.files import NeuralWeights, save_weights, write_atomically, write_npz
 from robo_players.simulate import summary
 
 LOGBOOK_FILE = "logbook.csv"
@@ -132,11 +132,10 @@ def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_secon
                                best.cell_values.astype(np.float32), info), run_dir / BEST_FILE)
 
     def write_hall(tmp: Path) -> None:
-        with open(tmp, "wb") as f:
-            np.savez(f, genomes=np.asarray(members), cell_values=np.stack([m.cell_values for m in members]),
-                     advantage_when_selected=np.array([m.fitness.values[0] if m.fitness.valid else np.nan
-                                                         for m in members]),
-                     final_mean=check.scores.mean(axis=1))
+        write_npz(tmp, {"genomes": np.asarray(members), "cell_values": np.stack([m.cell_values for m in members]),
+                        "advantage_when_selected": np.array([m.fitness.values[0] if m.fitness.valid else np.nan
+                                                             for m in members]),
+                        "final_mean": check.scores.mean(axis=1)})
 
     write_atomically(run_dir / HALL_OF_FAME_FILE, write_hall)
     frame = pd.DataFrame(list(state.logbook), columns=state.logbook.header)

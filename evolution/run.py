@@ -34,8 +34,8 @@ Report = Callable[[RunState, dict], None]
 
 
 def default_run_dir(config: EvolveConfig, root: Path = Path("runs")) -> Path:
-    """``runs/<run preset>-<date>-<time>``, with a suffix if that exists."""
-    stem = f"{config.run_preset}-{datetime.now():%Y%m%d-%H%M%S}"
+    """``runs/<run recipe>-<game>-<date>-<time>``, with a suffix if that exists."""
+    stem = f"{config.run_preset}-{config.game}-{datetime.now():%Y%m%d-%H%M%S}"
     path, n = root / stem, 1
     while path.exists():
         n += 1
@@ -48,11 +48,11 @@ def run_lock(run_dir: Path, create: bool = True) -> Iterator[None]:
     """Hold ``run_dir``'s lock while this process works in it: a second process that tries (a
     second ``yamb evolve --resume`` of a running run) gets a one-line error instead of writing
     the same checkpoint. The lock is the operating system's (``flock``): it goes with the process,
-    however that ends. Without ``create``, a missing ``run_dir`` is left for ``resume`` to report."""
+    however that ends. Without ``create`` (a resume), ``run_dir`` must be a run: nothing of a
+    directory that is not one is touched."""
     run_dir = Path(run_dir)
-    if not run_dir.is_dir() and not create:
-        yield
-        return
+    if not create:
+        check_run(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     with open(run_dir / LOCK_FILE, "a+") as f:
         try:
@@ -66,6 +66,27 @@ def run_lock(run_dir: Path, create: bool = True) -> Iterator[None]:
         f.write(f"{os.getpid()}\n")
         f.flush()
         yield
+
+
+def is_run(run_dir: Path) -> bool:
+    """Whether ``run_dir`` holds a run that ``resume`` continues (its settings, at least)."""
+    return (run_dir / CONFIG_FILE).is_file() or (run_dir / CHECKPOINT).is_file()
+
+
+def check_run(run_dir: Path) -> None:
+    """A ``ConfigError`` unless ``run_dir`` is a run directory."""
+    if not run_dir.is_dir():
+        raise ConfigError(f"{run_dir}: no such run directory")
+    if not is_run(run_dir):
+        raise ConfigError(f"{run_dir} is not a run directory of yamb evolve (it holds no {CONFIG_FILE}); "
+                          "nothing was changed")
+
+
+def discard_unsaved(run_dir: Path) -> None:
+    """Remove ``run_dir`` if it holds nothing but its lock: a new run stopped before it saved anything."""
+    if run_dir.is_dir() and [p.name for p in run_dir.iterdir()] == [LOCK_FILE]:
+        (run_dir / LOCK_FILE).unlink()
+        run_dir.rmdir()
 
 
 def start(config: EvolveConfig, run_dir: Path) -> RunState:
@@ -89,6 +110,7 @@ def resume(run_dir: Path, changes: dict) -> RunState:
     other = sorted(set(changes) - set(RESUMABLE))
     if other:
         raise ConfigError(f"a resumed run keeps its settings; only {', '.join(RESUMABLE)} may change, not {', '.join(other)}")
+    check_run(run_dir)
     if not (run_dir / CHECKPOINT).exists() and (run_dir / CONFIG_FILE).is_file():
         return start(with_settings(with_settings(EvolveConfig(), read_toml(run_dir / CONFIG_FILE)), changes), run_dir)
     remove_temporaries(run_dir)

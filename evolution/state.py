@@ -111,8 +111,19 @@ def starting_point(config: EvolveConfig, spec: NetSpec) -> tuple[np.ndarray, np.
     except WeightsFileError as error:
         raise ConfigError(f"init: {error}") from None
     if replace(weights.spec, played=spec.played, bonus=spec.bonus, exact=spec.exact) != spec:
-        raise ConfigError(f"init: {path} holds a {_describe(weights.spec)}, this run evolves a {_describe(spec)}")
+        raise ConfigError(f"init: {path} holds a {_describe(weights.spec)}, this run evolves a {_describe(spec)}; "
+                          f"to carry it on, add {_fixes(weights.spec, spec)}")
     return weights.genome.astype(np.float64), weights.cell_values.astype(np.float64)
+
+
+def _fixes(wanted: NetSpec, spec: NetSpec) -> str:
+    """The ``yamb evolve`` options that make a run of ``spec`` evolve a network of ``wanted``'s shape."""
+    fixes = {"--player": (wanted.kind, spec.kind), "--preset": (wanted.preset, spec.preset),
+             "--columns": (",".join(wanted.columns), ",".join(spec.columns)),
+             "--set dice=": (wanted.dice, spec.dice), "--set joker=": (wanted.joker, spec.joker),
+             "--hidden": (",".join(map(str, wanted.hidden)), ",".join(map(str, spec.hidden)))}
+    return " ".join(f"{flag}{'' if flag.endswith('=') else ' '}{want}" for flag, (want, have) in fixes.items()
+                    if want != have)
 
 
 def _describe(spec: NetSpec) -> str:

@@ -50,6 +50,7 @@ from evolution.sweep_study import (
     write_settings,
 )
 from evolution.sweep_worker import DUPLICATE_OF, finished_numbers, trial_number, work_trials
+from yamb.processes import end_with_parent
 
 TRIALS_DIR = "trials"
 RUN_DIR = "run_dir"  # user attribute of a trial: its run directory, relative to the sweep directory
@@ -134,6 +135,13 @@ def work(directory: Path, settings: SweepSettings, trials: int, worker: int,
     work_trials(study, lambda trial: objective(trial, directory, space, run_seed, progress), trials, finished)
 
 
+def work_with_parent(parent: int, directory: Path, settings: SweepSettings, trials: int, worker: int) -> None:
+    """A worker process of ``run_sweep``: ``work``, ended with the sweep's process however that ends
+    (its trial is then failed and retried like a killed worker's)."""
+    end_with_parent(parent)
+    work(directory, settings, trials, worker)
+
+
 def prepare(directory: Path, settings: SweepSettings) -> optuna.Study:
     """Check the search space, write the settings, create or join the study, queue retries of failed trials."""
     check_space(settings.space)
@@ -160,8 +168,9 @@ def run_sweep(directory: Path, settings: SweepSettings, trials: int, workers: in
     if workers == 1:
         work(directory, settings, trials, 0, progress)
         return study
-    processes = [get_context("spawn").Process(target=work, args=(directory, settings, trials, i),
-                                              name=f"sweep-worker-{i}") for i in range(workers)]
+    processes = [get_context("spawn").Process(target=work_with_parent, name=f"sweep-worker-{i}",
+                                              args=(os.getpid(), directory, settings, trials, i))
+                 for i in range(workers)]
     for process in processes:
         process.start()
     try:

@@ -1,6 +1,7 @@
 """The search space of a sweep: which evolution settings a trial draws, and from where.
 
-Every trial starts from an evolution preset (``direct`` or ``full``), takes
+Every trial starts from an evolution recipe (``quick`` or ``full``: the
+search-guided player, as ``yamb evolve`` runs it), takes
 the space's fixed ``settings`` (``yamb sweep --set game=yatzy``), and
 replaces the settings below with values drawn by Optuna. CMA-ES keeps a full
 covariance matrix, so its networks come from a separate, smaller list of
@@ -74,8 +75,9 @@ class SearchSpace:
 
 
 SPACES: dict[str, SearchSpace] = {
-    # minutes on two cores: small populations, few games, a handful of generations
-    "quick": SearchSpace(base="direct", population=(8, 40), games=(8, 40), generations=(4, 12),
+    # minutes on two cores: evolve's quick recipe (the search-guided player, from expectimax) with small
+    # populations, few games, a handful of generations
+    "quick": SearchSpace(base="quick", population=(8, 40), games=(8, 40), generations=(4, 12),
                          ga_hidden=("8", "16", "8,8"), cma_hidden=("2", "4"), final_games=500, algorithms=ALGORITHMS),
     # hours: the evolution preset ``full`` (the search-guided player) and its budgets
     "full": SearchSpace(base="full", population=(32, 256), games=(50, 200), generations=(50, 200),
@@ -86,7 +88,7 @@ SPACES: dict[str, SearchSpace] = {
 
 def search_space(name: str) -> SearchSpace:
     if name not in SPACES:
-        raise ConfigError(f"unknown sweep preset {name!r}; choose from {', '.join(SPACES)}")
+        raise ConfigError(f"unknown sweep recipe {name!r}; choose from {', '.join(SPACES)}")
     return SPACES[name]
 
 
@@ -126,7 +128,7 @@ def _even(population: int, largest: int) -> int:
 
 
 def trial_config(space: SearchSpace, settings: dict[str, object], seed: int) -> EvolveConfig:
-    """The evolution config of a trial: the base preset, the drawn ``settings``, the sweep's seed.
+    """The evolution config of a trial: the base recipe, the drawn ``settings``, the sweep's seed.
 
     Every trial plays one worker process with one thread: the sweep's workers
     are the parallelism.

@@ -185,7 +185,7 @@ def join_study(study: optuna.Study, settings: SweepSettings) -> None:
         study.set_user_attr("run_seed", settings.seed)
     elif study.user_attrs["space"] != space:
         raise SweepError(f"study {study.study_name!r} searches another space than sweep.json "
-                         "(another --preset or --set); use another storage or study")
+                         "(another --recipe, --preset or --set); use another storage or study")
 
 
 def load_study(directory: Path, settings: SweepSettings) -> optuna.Study:

@@ -106,14 +106,21 @@ def _judge(difference: dict) -> str:
 
 
 def verdict_lines(verdict: dict) -> list[str]:
-    """The verdict in plain words, for the console."""
+    """The verdict in plain words, for the console. A start that played exactly as expectimax (the
+    guided player's start, by design) is one player: its comparison is said once."""
     v, start = verdict, verdict["start_player"]
-    lines = [f"verdict on {v['games']:,} fresh games (the same dice for the three players):",
-             f"  evolved {v['evolved']['mean']:.1f} ± {v['evolved']['sem']:.1f}, "
-             f"started from ({start}) {v['start']['mean']:.1f} ± {v['start']['sem']:.1f}, "
-             f"expectimax {v['expectimax']['mean']:.1f} ± {v['expectimax']['sem']:.1f}"]
-    for other, key in ((f"the player it started from ({start})", "evolved_minus_start"),
-                       ("expectimax", "evolved_minus_expectimax")):
+    same = v["start"] == v["expectimax"] and v["evolved_minus_start"] == v["evolved_minus_expectimax"]
+    players = "two" if same else "three"
+    scores = (f"  evolved {v['evolved']['mean']:.1f} ± {v['evolved']['sem']:.1f}, "
+              + (f"expectimax (where it started) {v['expectimax']['mean']:.1f} ± {v['expectimax']['sem']:.1f}"
+                 if same else
+                 f"started from ({start}) {v['start']['mean']:.1f} ± {v['start']['sem']:.1f}, "
+                 f"expectimax {v['expectimax']['mean']:.1f} ± {v['expectimax']['sem']:.1f}"))
+    lines = [f"verdict on {v['games']:,} fresh games (the same dice for the {players} players):", scores]
+    against = ([("expectimax, where it started", "evolved_minus_expectimax")] if same else
+               [(f"the player it started from ({start})", "evolved_minus_start"),
+                ("expectimax", "evolved_minus_expectimax")])
+    for other, key in against:
         d = v[key]
         lines.append(f"  against {other}: {d['mean']:+.1f} ± {d['sem']:.1f} game by game, "
                      f"p = {d['p']:.2g}: {_judge(d)}")

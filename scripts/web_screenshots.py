@@ -2,11 +2,12 @@
 
 A yamb game against the shipped bot is played to its ninth turn through the
 API (the person following the bot's hints), then shown in the page at the
-person's first roll with a hint asked for; a game played to its end shows the
-summary; the runs page shows the runs under ``--runs`` (default: a made-up
-demo run, ``tests/web_helpers.make_run``). A Yatzy game whose person blunders
-on the first turn (writes the first roll in ``yatzy``) and then follows the
-hints is reviewed at 1280x800, 1920x1080 and a 390 px phone.
+person's first roll with a hint asked for, also as a laptop (1280x800) and a
+phone (390x844) show it; a game played to its end shows the summary; the runs
+page shows the runs under ``--runs`` (default: a made-up demo run,
+``tests/web_helpers.make_run``). A Yatzy game whose person blunders on the
+first turn (writes the first roll in ``yatzy``) and then follows the hints is
+reviewed at 1280x800, 1920x1080 and a 390 px phone.
 
     python -m scripts.web_screenshots --runs runs --out docs/web
 """
@@ -18,7 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.web_helpers import chromium, make_run, start_server
+from tests.web_helpers import VIEWPORT, chromium, make_run, start_server
+
+SCREENS = {"laptop": (1280, 800), "phone": (390, 844)}  # game-laptop.png and game-phone.png: what fits without scrolling
 
 
 def follow_hints(server, state: dict, turns: int | None) -> dict:
@@ -30,7 +33,7 @@ def follow_hints(server, state: dict, turns: int | None) -> dict:
             state = server.post(f"/api/games/{gid}/bot")
             continue
         hint = server.get(f"/api/games/{gid}/hint")
-        move = {"kind": hint["kind"]}
+        move = {"moves": state["moves"], "kind": hint["kind"]}
         move.update({"keep": hint["keep"]} if hint["kind"] == "roll" else {"column": hint["column"], "row": hint["row"]})
         state = server.post(f"/api/games/{gid}/moves", move)
     return state
@@ -44,7 +47,7 @@ def blunder_then_hints(server, seed: int) -> dict:
     unless it is five alike), then follows the hints to the end."""
     state = server.post("/api/games", {"preset": "yatzy", "seed": seed,
                                        "seats": [{"name": "You"}, {"name": "best", "bot": "best"}]})
-    state = server.post(f"/api/games/{state['id']}/moves", {"kind": "fill", "column": "free", "row": "yatzy"})
+    state = server.post(f"/api/games/{state['id']}/moves", {"moves": 0, "kind": "fill", "column": "free", "row": "yatzy"})
     return follow_hints(server, state, turns=None)
 
 
@@ -76,6 +79,11 @@ def main(argv: list[str] | None = None) -> int:
                     die.click()
                 time.sleep(0.3)
                 page.screenshot(path=args.out / "game.png", full_page=True)
+                for name, (width, height) in SCREENS.items():
+                    page.set_viewport_size({"width": width, "height": height})
+                    time.sleep(0.3)
+                    page.screenshot(path=args.out / f"game-{name}.png")
+                page.set_viewport_size(VIEWPORT)
                 page.goto(f"{server.url}/#g={over['id']}")
                 page.wait_for_selector("[data-testid=summary]:not([hidden])")
                 page.screenshot(path=args.out / "game-over.png", full_page=True)
@@ -95,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
                     page.screenshot(path=args.out / name)
         finally:
             server.stop()
-    print(f"wrote {args.out}/game.png, game-over.png, runs.png, {', '.join(REVIEW_VIEWPORTS)}")
+    print(f"wrote {args.out}/game.png, {', '.join(f'game-{name}.png' for name in SCREENS)}, game-over.png, runs.png, {', '.join(REVIEW_VIEWPORTS)}")
     return 0
 
 

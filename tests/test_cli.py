@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+from yamb.app.cli import build_parser, main
+from yamb.app.cli.compiling import MESSAGE
 
 
 def yamb_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -99,3 +105,320 @@ def test_progress_goes_to_a_terminal_s_stderr_and_json_stays_pure(command: list[
     shown = subprocess.run(args, capture_output=True, text=True, check=True, env=env)
     assert json.loads(shown.stdout)  # the progress never reaches stdout
     assert "greedy" in shown.stderr
+
+
+# ---------------------------------------------------------------- the command line's classes of bad input
+# (in this process, through main(): each case is refused while the arguments are read, before any game)
+
+ROOT = Path(__file__).resolve().parents[1]
+BOT = ROOT / "robo_players" / "bots" / "yatzy-5d-free.safetensors"
+PATH_CHECKS = ("input_file", "output_file", "output_dir", "plot_file", "storage")
+INTEGER_CHECKS = ("integer", "whole_number", "layer_sizes")
+REQUIRED = {"score": ["yamb", "1", "1", "1", "1", "1"], "compare": ["random"], "export": [str(BOT), "--format", "npz"],
+            "imitate": ["--out", "x.pt"], "fit": ["--out", "x.pt"]}  # what each command needs besides the option
+
+
+def options_checked_by(names: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(command, option) of every option of every subcommand whose value is checked by one of ``names``."""
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    return [(name, action.option_strings[-1]) for name, sub in commands.items() for action in sub._actions
+            if action.option_strings and getattr(action.type, "__name__", "") in names]
+
+
+def refused_in_one_line(capsys: pytest.CaptureFixture[str], args: list[str], progress: bool = False) -> str:
+    """The one line ``main(args)`` refuses ``args`` with (exit 2, no traceback; nothing on stdout unless
+    ``progress``: the refusal comes after some work)."""
+    assert main(args) == 2, args
+    out, err = capsys.readouterr()
+    lines = [line for line in err.splitlines() if not line.startswith(f"yamb {args[0]}: compiling")]
+    assert (progress or out == "") and len(lines) == 1 and "Traceback" not in err + out, (args, err)
+    return lines[0]
+
+
+def test_every_command_has_path_and_integer_options_to_check() -> None:
+    paths, integers = options_checked_by(PATH_CHECKS), options_checked_by(INTEGER_CHECKS)
+    assert {("evolve", "--out"), ("evolve", "--resume"), ("evolve", "--config"), ("play", "--save"),
+            ("play", "--load"), ("serve", "--db"), ("compare", "--plot"), ("fit", "--out")} <= set(paths)
+    assert {("evolve", "--hidden"), ("simulate", "--games"), ("serve", "--port"), ("evolve", "--seed")} <= set(integers)
+
+
+@pytest.mark.parametrize(("command", "option"), options_checked_by(PATH_CHECKS))
+def test_every_path_option_refuses_an_unusable_path_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                 command: str, option: str) -> None:
+    """Names over the system's limit, loops of symbolic links, and (not as root) a folder that cannot be
+    searched: the OS error is named in one line, where ``Path.is_dir()`` used to raise it as a traceback."""
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0)
+    cases = {"x" * 300: "File name too long", str(tmp_path / "loop" / "x.png"): "Too many levels of symbolic links"}
+    if os.geteuid() != 0:  # root searches any folder
+        cases[str(locked / "x.png")] = "Permission denied"
+    for value, reason in cases.items():
+        line = refused_in_one_line(capsys, [command, *REQUIRED.get(command, []), option, value])
+        assert reason in line and len(line) < 300, line
+    locked.chmod(0o700)
+
+
+@pytest.mark.parametrize(("command", "option"), options_checked_by(INTEGER_CHECKS))
+def test_every_integer_option_takes_ascii_digits_only(capsys: pytest.CaptureFixture[str], command: str,
+                                                      option: str) -> None:
+    """Python's ``int`` reads other scripts' digits and underscores (``int('٣') == 3``); the options do not,
+    and a number of 5,000 digits is refused in a line of reasonable length (``int`` raises past 4,300)."""
+    for value in ("٣", "１２", "1_000", "²", "9" * 5000):
+        line = refused_in_one_line(capsys, [command, *REQUIRED.get(command, []), option, value])
+        assert "whole number" in line and len(line) < 300, line
+
+
+@pytest.mark.parametrize("value", ["٣", "１２", "1_000", "9" * 5000])
+def test_integer_settings_take_ascii_digits_only(capsys: pytest.CaptureFixture[str], value: str) -> None:
+    """Every int (and list of int) setting of a run, by --set, by its flag (--hidden is text) and in a TOML file."""
+    from dataclasses import fields
+
+    from evolution.config import EvolveConfig
+
+    names = [f.name for f in fields(EvolveConfig) if f.type in ("int", "list[int]")]
+    assert {"seed", "hidden", "population", "lookahead"} <= set(names)
+    for name in names:
+        line = refused_in_one_line(capsys, ["evolve", "--set", f"{name}={value}"])
+        assert f"setting {name} = " in line and "ASCII" in line and len(line) < 300, line
+
+
+def test_score_refuses_a_die_of_5000_digits_in_one_short_line(capsys: pytest.CaptureFixture[str]) -> None:
+    line = refused_in_one_line(capsys, ["score", "yamb", "1", "1", "1", "1", "7" * 5000])
+    assert "die value" in line and len(line) < 200
+
+
+def test_a_setting_given_by_a_flag_and_by_set_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    """A flag used to override ``--set`` silently, so ``--set population=1e9`` was never checked."""
+    from yamb.app.cli.evolve import OVERRIDES
+
+    for flag, setting, _, _ in OVERRIDES:
+        line = refused_in_one_line(capsys, ["evolve", flag, "2", "--set", f"{setting}=1e9"])
+        assert f"--set {setting}=1e9 both set {setting}" in line, line
+    assert "given twice" in refused_in_one_line(capsys, ["evolve", "--set", "seed=1", "--set", "seed=2"])
+
+
+@pytest.mark.parametrize("value", ["../../../x", "/tmp/x", "a/b", "..", ""])
+def test_run_preset_cannot_lead_the_run_out_of_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    work = tmp_path / "a" / "b" / "c"
+    work.mkdir(parents=True)
+    monkeypatch.chdir(work)
+    (work / "run.toml").write_text(f'run_preset = "{value}"\n')
+    for args in (["--set", f"run_preset={value}"], ["--config", "run.toml"]):
+        assert "run_preset must be a name" in refused_in_one_line(capsys, ["evolve", *args])
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a", "b", "c", "run.toml"]  # nothing written
+
+
+def test_a_validation_share_that_leaves_no_game_to_train_on_is_one_line(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Two recorded games and --validation 0.99: imitate divided by zero training steps."""
+    line = refused_in_one_line(capsys, ["imitate", "--teacher", "random", "--preset", "yatzy", "--games", "2",
+                                        "--epochs", "1", "--hidden", "2", "--cell-games", "2", "--check-games", "2",
+                                        "--validation", "0.99", "--out", str(tmp_path / "x.pt")], progress=True)
+    assert "held out all 2 recorded games" in line and "--validation" in line
+    assert not (tmp_path / "x.pt").exists()
+
+
+@pytest.mark.parametrize("args", [["export", str(BOT), "--format", "onnx", "--out", "{tmp}/x.onnx"],
+                                  ["simulate", "--player", "{tmp}/x.onnx", "--games", "2"]])
+def test_a_missing_optional_package_names_its_extra(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch, args: list[str]) -> None:
+    """As after ``pip install -e .`` without extras: ``import onnx`` fails (None in sys.modules)."""
+    for module in ("onnx", "onnxruntime"):
+        monkeypatch.setitem(sys.modules, module, None)
+    line = refused_in_one_line(capsys, [a.replace("{tmp}", str(tmp_path)) for a in args])
+    assert "needs the onnx extra (onnx is not installed): pip install -e '.[onnx]'" in line
+
+
+def test_preset_is_the_game_in_every_command() -> None:
+    """One meaning per option name: ``--preset`` takes a game wherever it exists; the run recipe is ``--recipe``."""
+    from evolution.config import PRESETS as RECIPES
+    from evolution.sweep_space import SPACES
+    from yamb.presets import PRESETS as GAMES
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    with_preset = [name for name, sub in commands.items() if "--preset" in sub._option_string_actions]
+    assert {"simulate", "compare", "play", "solve", "evolve", "sweep", "imitate", "fit", "score"} <= set(with_preset)
+    for name in with_preset:
+        text = commands[name]._option_string_actions["--preset"].help
+        assert all(game in text for game in GAMES), (name, text)
+        assert not any(f"{recipe} (" in text for recipe in RECIPES), (name, text)
+    assert not set(GAMES) & (set(RECIPES) | set(SPACES))  # an old --preset RECIPE is never a game
+
+
+def test_old_spellings_are_read_with_a_one_line_note(capsys: pytest.CaptureFixture[str]) -> None:
+    for args, note in ((["--preset", "quick"], "--preset quick is read as --recipe quick"),
+                       (["--game", "yatzy"], "--game yatzy is read as --preset yatzy")):
+        assert main(["evolve", *args, "--set", "nope=1"]) == 2  # refused after the note, before any work
+        err = capsys.readouterr().err.splitlines()
+        assert err[0] == f"yamb evolve: note: {note}" + err[0].split(note)[1] and "unknown setting" in err[1]
+    refused = refused_in_one_line(capsys, ["evolve", "--preset", "quick", "--recipe", "full"])
+    assert "give the recipe once" in refused
+    assert "give the game once" in refused_in_one_line(capsys, ["evolve", "--preset", "yatzy", "--game", "yatzy"])
+
+
+def test_sweep_quick_plays_the_player_of_evolve_quick() -> None:
+    """The sweep's quick space used to run the direct player (about 130 on Yatzy) under evolve's recipe name."""
+    from evolution.config import from_preset
+    from evolution.sweep_space import SPACES, trial_config
+
+    quick = from_preset("quick")
+    for algorithm, hidden in (("cma", "4"), ("ga", "8")):
+        trial = trial_config(SPACES["quick"], {"algorithm": algorithm, "hidden": hidden}, seed=0)
+        assert (trial.player, trial.played, trial.bonus, trial.lookahead) == \
+               (quick.player, quick.played, quick.bonus, quick.lookahead)
+
+
+def test_init_of_another_shape_names_the_options_that_fix_it(capsys: pytest.CaptureFixture[str],
+                                                             tmp_path: Path) -> None:
+    from robo_players.neural.files import load_weights
+
+    shipped = load_weights(BOT).spec
+    other = "2" if shipped.hidden != (2,) else "3"
+    line = refused_in_one_line(capsys, ["evolve", "--preset", "yatzy", "--player", shipped.kind, "--hidden", other,
+                                        "--init", str(BOT), "--out", str(tmp_path / "run")])
+    assert f"add --hidden {','.join(map(str, shipped.hidden))}" in line, line
+    assert not (tmp_path / "run").exists()  # checked before the run directory is made
+
+
+def test_backend_ray_without_ray_is_refused_before_anything_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)
+    line = refused_in_one_line(capsys, ["evolve", "--backend", "ray", "--out", str(tmp_path / "run")])
+    assert "needs Ray" in line and "[cluster]" in line
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_unknown_bot_is_refused_before_the_game_is_shown(capsys: pytest.CaptureFixture[str]) -> None:
+    line = refused_in_one_line(capsys, ["play", "--bot", "nonexistent", "--humans", "0", "--bots", "1"])
+    assert "unknown player 'nonexistent'" in line
+
+
+def test_a_folder_where_a_weights_file_belongs_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "net.pt").mkdir()
+    for args in (["simulate", "--player"], ["compare", "--games", "2", "random"], ["play", "--bots", "1", "--bot"]):
+        line = refused_in_one_line(capsys, [*args, str(tmp_path / "net.pt")])
+        assert f"{tmp_path / 'net.pt'} is a directory, not a weights file" in line, line
+
+
+def test_export_names_a_folder_of_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("quick-yatzy-1", "quick-yatzy-2"):
+        (tmp_path / "runs" / name).mkdir(parents=True)
+        (tmp_path / "runs" / name / "config.toml").write_text('game = "yatzy"\n')
+    line = refused_in_one_line(capsys, ["export", str(tmp_path / "runs"), "--format", "npz"])
+    assert "is a folder of 2 runs, not a run" in line and "quick-yatzy-2" in line
+    assert "has not finished" in refused_in_one_line(capsys, ["export", str(tmp_path / "runs" / name), "--format", "pt"])
+    assert "not a run directory" in refused_in_one_line(capsys, ["export", str(tmp_path), "--format", "pt"])
+
+
+def test_a_weights_file_brings_its_game(capsys: pytest.CaptureFixture[str]) -> None:
+    """``simulate --player FILE`` without --preset plays the file's table (the shipped Yatzy bot here)."""
+    from robo_players.neural.files import load_weights
+
+    spec = load_weights(BOT).spec
+    assert main(["simulate", "--player", str(BOT), "--games", "2", "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert (stats["preset"], tuple(stats["columns"])) == (spec.preset, spec.columns) == ("yatzy", ("free",))
+    assert "was evolved for" in refused_in_one_line(capsys, ["simulate", "--player", str(BOT), "--preset", "yamb"])
+
+
+def test_the_first_compile_is_said_on_stderr() -> None:
+    """numba's compile event, not a cache load: a fresh function compiles, and the line says so, piped too."""
+    code = ("from yamb.app.cli.compiling import watch; watch('simulate'); import numba; "
+            "print(numba.njit(lambda a: a + 1)(1)); print(numba.njit(lambda a: a + 2)(1))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["2", "3"]
+    assert result.stderr.splitlines() == [f"yamb simulate: {MESSAGE}"]  # once
+
+
+def test_run_directories_name_the_game() -> None:
+    from evolution.config import from_preset, with_settings
+    from evolution.run import default_run_dir
+
+    config = with_settings(from_preset("quick"), {"game": "yatzy"})
+    assert default_run_dir(config, Path("runs")).name.startswith("quick-yatzy-")
+
+
+# ---------------------------------------------------------------- lines that fit the terminal
+
+GEN = "gen  12/60  best 1018.5  mean 1000.1 ± 3.5  worst 940.0  expectimax 1013.2  3.4 s (and 41.2 s compiling)"
+VERDICT = "  against expectimax, where it started: +63.3 ± 4.0 game by game, p = 3.8e-50: better"
+
+
+@pytest.mark.parametrize("width", [40, 60, 80])
+def test_long_lines_break_between_fields_never_inside_one(width: int) -> None:
+    from yamb.app.cli.lines import fit
+
+    for text, fields in ((GEN, ["best 1018.5", "mean 1000.1 ± 3.5", "expectimax 1013.2", "3.4 s", "41.2 s"]),
+                         (VERDICT, ["+63.3 ± 4.0", "p = 3.8e-50"])):
+        lines = fit(text, width)
+        assert len(lines) > 1 and all(len(line) <= width for line in lines), lines
+        assert " ".join(line.strip() for line in lines).split() == text.split()  # the words, in order
+        for field in fields:  # each value with its label, its error or its unit, on one line
+            assert any(field in line for line in lines), (field, lines)
+    assert fit(GEN, None) == [GEN] and fit(GEN, len(GEN)) == [GEN]
+
+
+def test_evolve_lines_fit_an_80_column_terminal() -> None:
+    import io
+
+    from rich.console import Console
+
+    from yamb.app.cli.evolve import _say
+
+    screen = io.StringIO()
+    _say(Console(file=screen, width=80, force_terminal=True, color_system=None), GEN)
+    lines = screen.getvalue().splitlines()
+    assert len(lines) == 2 and all(len(line) <= 80 for line in lines) and "mean 1000.1 ± 3.5" in screen.getvalue()
+    piped = io.StringIO()
+    _say(Console(file=piped, width=80), GEN)
+    assert piped.getvalue() == GEN + "\n"  # off a terminal: one record, one line
+
+
+def test_the_verdict_says_a_start_that_is_expectimax_once() -> None:
+    import numpy as np
+
+    from evolution.verdict import verdict_lines, verdict_of
+
+    rng = np.random.default_rng(1)
+    start = rng.normal(1000, 100, 300).round()
+    evolved = start + rng.normal(30, 20, 300).round()
+    v = {"games": 300, "start_player": "expectimax", "play": "yamb play --bot x.pt"}
+    same = verdict_lines({**verdict_of(evolved, start, start.copy()), **v})
+    assert sum(line.startswith("  against") for line in same) == 1 and "two players" in same[0]
+    other = verdict_lines({**verdict_of(evolved, start, start + 1), **v})
+    assert sum(line.startswith("  against") for line in other) == 2 and "three players" in other[0]
+
+
+def test_the_time_of_a_run_is_accounted_for() -> None:
+    from yamb.app.cli.evolve import _where_the_time_went
+
+    text = _where_the_time_went(58.0, 29.0, 20.0, {"final_check": {"seconds": 5.0}, "verdict": {"seconds": 2.0}})
+    assert text.startswith("58 s in all: generations 29 s, compiling 20 s, final check 5 s, verdict 2 s, the rest 2 s")
+
+
+def test_the_sweep_table_keeps_each_parameter_whole_at_80_columns(tmp_path: Path) -> None:
+    import io
+
+    import optuna
+    from rich.console import Console
+
+    from yamb.app.cli.sweep import print_best
+
+    study = optuna.create_study(direction="maximize")
+    params = {"algorithm": "es", "es_learning_rate": 0.00189, "es_sigma": 0.0123, "population": 24}
+    distributions = {"algorithm": optuna.distributions.CategoricalDistribution(["es", "ga"]),
+                     "es_learning_rate": optuna.distributions.FloatDistribution(0.001, 0.1, log=True),
+                     "es_sigma": optuna.distributions.FloatDistribution(0.005, 0.3, log=True),
+                     "population": optuna.distributions.IntDistribution(8, 40)}
+    study.add_trial(optuna.trial.create_trial(params=params, distributions=distributions, value=236.4,
+                                              user_attrs={"sem": 1.2, "run_dir": "trials/trial-0000"}))
+    screen = io.StringIO()
+    print_best(Console(file=screen, width=80, color_system=None), study, 10)
+    text = screen.getvalue()
+    assert all(len(line) <= 80 for line in text.splitlines())
+    for whole in ("es_learning_rate=0.00189", "es_sigma=0.0123", "236.4 ± 1.2"):
+        assert whole in text, text

@@ -162,7 +162,7 @@ def test_individuals_share_their_dice_and_generations_do_not() -> None:
     ("settings", "message"),
     [
         ({"populaton": 3}, "unknown setting 'populaton'"),
-        ({"population": "many"}, "population = 'many' is not a valid int"),
+        ({"population": "many"}, "population = 'many' is not a whole number"),
         ({"player": "clever"}, "player must be one of direct, guided"),
         ({"elite": 6}, "elite must be between 0 and population - 1"),
         ({"algorithm": "cma", "hidden": "64"}, "CMA-ES keeps a full covariance matrix.*use algorithm = \"sep-cma\" or \"es\""),
@@ -210,7 +210,7 @@ def test_default_run_directory_and_presets(tmp_path: Path) -> None:
     quick = from_preset("quick").validate()
     assert default_run_dir(quick, tmp_path).name.startswith("quick-")
     assert from_preset("full").validate().player == "guided"
-    with pytest.raises(ConfigError, match="unknown run preset 'slow'"):
+    with pytest.raises(ConfigError, match="unknown run recipe 'slow'"):
         from_preset("slow")
 
 
@@ -222,7 +222,7 @@ def test_cli_runs_and_reports_errors(tmp_path: Path, capsys) -> None:
     assert main(args) == 0
     printed = capsys.readouterr().out
     assert "gen   1/1  best" in printed
-    assert "against the player it started from (expectimax):" in printed
+    assert "against expectimax, where it started:" in printed and "started from (expectimax)" not in printed
     assert f"play against it: yamb play --bot {out}/best.pt" in printed
     assert main(["export", str(out), "--format", "npz"]) == 0 and (out / "best.npz").is_file()
     assert main(["evolve", "--set", "mutation=3"]) == 2

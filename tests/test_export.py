@@ -10,8 +10,8 @@ import pytest
 
 from robo_players.neural.bots import BOTS_DIR, bot_name, load_bot, shipped_bots
 from robo_players.neural.build import load_player, population_player
-from robo_players.neural.files import (FORMATS, NeuralWeights, WeightsFileError, load_weights, save_weights,
-                                       weights_sha256)
+from robo_players.neural.files import (FORMATS, NeuralWeights, WeightsFileError, content_sha256, load_weights,
+                                       save_weights)
 from robo_players.neural.networks import NetSpec
 from robo_players.simulate import simulate
 from yamb.app.cli import main
@@ -72,7 +72,7 @@ def test_weights_that_do_not_fit_their_network_are_refused(weights: NeuralWeight
         arrays = dict(data)
     meta = json.loads(str(arrays.pop("yamb")))
     meta["spec"]["hidden"] = [9]
-    meta["sha256"] = weights_sha256(meta["spec"], arrays)  # a consistent file, but the wrong shapes
+    meta["sha256"] = content_sha256(meta, arrays)  # a consistent file, but the wrong shapes
     arrays["yamb"] = np.array(json.dumps(meta))
     np.savez(path, **arrays)
     with pytest.raises(WeightsFileError, match=r"weights do not fit a direct network \[9\]"):

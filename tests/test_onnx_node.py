@@ -111,6 +111,15 @@ def test_a_guided_players_inputs_and_outputs_match_under_node(tmp_path: Path) ->
     assert result["moves"] == []  # a guided file does not choose moves alone
 
 
+def test_the_recipe_refuses_a_sidecar_of_another_file(tmp_path: Path) -> None:
+    model = save_weights(network("direct", "yatzy", seed=6), tmp_path / "one.onnx")
+    save_weights(network("direct", "yatzy", seed=7), tmp_path / "two.onnx")
+    node_recipe(model, [], tmp_path)
+    (tmp_path / "one.onnx.json").write_bytes((tmp_path / "two.onnx.json").read_bytes())
+    with pytest.raises(AssertionError, match=f"{model}.json belongs with another ONNX file"):
+        node_recipe(model, [], tmp_path)
+
+
 def test_the_onnx_metadata_and_the_sidecar_describe_the_player(tmp_path: Path) -> None:
     import onnx
 
@@ -119,7 +128,8 @@ def test_the_onnx_metadata_and_the_sidecar_describe_the_player(tmp_path: Path) -
         model = save_weights(weights, tmp_path / f"{kind}.onnx")
         side = json.loads((tmp_path / f"{kind}.onnx.json").read_text())
         props = {p.key: json.loads(p.value) for p in onnx.load(str(model)).metadata_props}
-        assert {k: props[k] for k in side} == side  # every sidecar key is a metadata property too
+        # every sidecar key is a metadata property too, but the SHA-256 of the file that holds them
+        assert {k: props[k] for k in side if k != "onnx_sha256"} == {k: v for k, v in side.items() if k != "onnx_sha256"}
         assert (side["score_scale"], side["bonus_threshold"], side["bonus"], side["dice"]) == (50, 63, 50, 5)
         assert side["rows"] == list(ROWS["yatzy"]) and side["columns"] == ["free"]
         assert np.allclose(side["cell_values"], weights.cell_values)

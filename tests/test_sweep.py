@@ -163,7 +163,7 @@ def test_cli_sweeps_and_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                 capsys: pytest.CaptureFixture) -> None:
     monkeypatch.setitem(SPACES, "tiny", TINY)
     directory = str(tmp_path / "sweep")
-    assert main(["sweep", directory, "--trials", "1", "--preset", "tiny", "--pruner", "none",
+    assert main(["sweep", directory, "--trials", "1", "--recipe", "tiny", "--pruner", "none",
                  "--storage", str(tmp_path / "journal.log")]) == 0
     assert "1 complete" in capsys.readouterr().out
     assert main(["sweep", "report", directory]) == 0
@@ -184,7 +184,10 @@ def test_cli_sweeps_and_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         (["{tmp}/s", "--seed", "-1"], "argument --seed: '-1' is not a whole number from 0 to 2**64-1"),
         (["{tmp}/s", "--storage", "{tmp}"], "is a directory, not a file"),
         (["{tmp}/s", "--pruner", "best"], "unknown pruner 'best'"),
-        (["{tmp}/s", "--preset", "huge"], "unknown sweep preset 'huge'"),
+        (["{tmp}/s", "--recipe", "huge"], "unknown sweep recipe 'huge'"),
+        (["{tmp}/s", "--preset", "huge"], "unknown preset 'huge'"),
+        (["{tmp}/s", "--preset", "yatzy", "--set", "game=yahtzee"], "both set the game"),
+        (["{tmp}/s", "--preset", "quick", "--recipe", "full"], "give the space once, as --recipe"),
         (["{tmp}/s", "--storage", "nosuchdb://x"], "cannot open storage"),
         (["{tmp}/s", "--set", "population=8"], "the sweep sets population itself"),
         (["{tmp}/s", "--set", "game=yams"], "unknown preset 'yams'"),

@@ -33,16 +33,17 @@ def new_game(client, **body) -> dict:
 
 
 def person_move(state: dict, rng: np.random.Generator) -> dict:
-    """A random legal move read from the state the server gives a person."""
+    """A random legal move read from the state the server gives a person (meant for that state)."""
+    moves = state["moves"]
     if state["announceable"] and (state["must_announce"] or rng.random() < 0.15):
         cell = state["announceable"][rng.integers(len(state["announceable"]))]
-        return {"kind": "announce", "column": cell["column"], "row": cell["row"]}
+        return {"moves": moves, "kind": "announce", "column": cell["column"], "row": cell["row"]}
     if state["can_roll"] and (rng.random() < 0.5 or not state["fillable"]):
         dice = state["dice"]
         keep = [d for d in dice if rng.random() < 0.5][: len(dice) - 1]
-        return {"kind": "roll", "keep": keep}
+        return {"moves": moves, "kind": "roll", "keep": keep}
     cell = state["fillable"][rng.integers(len(state["fillable"]))]
-    return {"kind": "fill", "column": cell["column"], "row": cell["row"]}
+    return {"moves": moves, "kind": "fill", "column": cell["column"], "row": cell["row"]}
 
 
 def mirror(game: Game, step: dict) -> None:
@@ -64,7 +65,7 @@ def play_to_end(client, state: dict, local: Game, seed: int) -> dict:
         if seat["bot"] is None:
             response = client.post(f"/api/games/{state['id']}/moves", json=person_move(state, rng))
         else:
-            response = client.post(f"/api/games/{state['id']}/bot")
+            response = client.post(f"/api/games/{state['id']}/bot", json={"moves": before})
         assert response.status_code == 200, response.text
         state = response.json()
         assert state["moves"] == before + 1
@@ -128,20 +129,23 @@ def test_illegal_moves_get_the_engines_message_and_leave_the_game(client):
     for body, engine_move in cases:
         with pytest.raises(Exception) as engine_error:
             engine_move()
-        response = client.post(f"/api/games/{gid}/moves", json=body)
+        response = client.post(f"/api/games/{gid}/moves", json={"moves": 0, **body})
         assert response.status_code == 400, (body, response.text)
         assert response.json() == {"detail": str(engine_error.value)}
         assert client.get(f"/api/games/{gid}").json() == state
     # a fill without a cell, a move of an unknown kind: 4xx, unchanged
-    for body in ({"kind": "fill"}, {"kind": "jump"}, {"kind": "roll", "keep": "66"}, {"kind": "roll", "extra": 1}):
-        response = client.post(f"/api/games/{gid}/moves", json=body)
+    for body in ({"kind": "fill"}, {"kind": "jump"}, {"kind": "roll", "keep": "66"}, {"kind": "roll", "extra": 1},
+                 {"kind": "roll", "keep": []}):  # the last without the state it is meant for
+        response = client.post(f"/api/games/{gid}/moves", json={"moves": 0, **body} if "keep" not in body or
+                               body["keep"] else body)
         assert 400 <= response.status_code < 500 and "detail" in response.json()
         assert client.get(f"/api/games/{gid}").json() == state
     # the bot's move is not the person's, and the person's not the bot's
     assert client.post(f"/api/games/{gid}/bot").status_code == 409
-    moved = client.post(f"/api/games/{gid}/moves", json={"kind": "fill", "column": "free", "row": "ones"}).json()
+    moved = client.post(f"/api/games/{gid}/moves",
+                        json={"moves": 0, "kind": "fill", "column": "free", "row": "ones"}).json()
     assert moved["to_move"] == 1
-    response = client.post(f"/api/games/{gid}/moves", json={"kind": "fill", "column": "free", "row": "twos"})
+    response = client.post(f"/api/games/{gid}/moves", json={"moves": 1, "kind": "fill", "column": "free", "row": "twos"})
     assert response.status_code == 409 and "bot" in response.json()["detail"]
 
 
@@ -149,7 +153,7 @@ def test_a_finished_game_takes_no_more_moves(client):
     state = new_game(client, preset="yatzy", seed=5, seats=[{"name": "a", "bot": "greedy"}])
     while not state["over"]:
         state = client.post(f"/api/games/{state['id']}/bot").json()
-    for path, body in (("bot", None), ("moves", {"kind": "roll", "keep": []})):
+    for path, body in (("bot", None), ("moves", {"moves": state["moves"], "kind": "roll", "keep": []})):
         response = client.post(f"/api/games/{state['id']}/{path}", json=body)
         assert response.status_code == 409 and response.json() == {"detail": "the game is over"}
     assert client.get(f"/api/games/{state['id']}/hint").status_code == 409
@@ -161,7 +165,7 @@ def test_bad_ids_are_404(client, game_id):
     for method, path in (("GET", ""), ("POST", "/bot"), ("GET", "/hint"), ("GET", "/log")):
         response = client.request(method, f"/api/games/{game_id}{path}")
         assert response.status_code == 404, (game_id, path, response.text)
-    response = client.post(f"/api/games/{game_id}/moves", json={"kind": "roll", "keep": []})
+    response = client.post(f"/api/games/{game_id}/moves", json={"moves": 0, "kind": "roll", "keep": []})
     assert response.status_code == 404
 
 
@@ -267,7 +271,8 @@ def test_games_survive_a_new_app_on_the_same_database(tmp_path):
     db = tmp_path / "g.sqlite3"
     with TestClient(create_app(Settings(db=db))) as client:
         state = new_game(client, preset="yatzy", seed=4, seats=[{"name": "You"}, {"name": "g", "bot": "greedy"}])
-        state = client.post(f"/api/games/{state['id']}/moves", json={"kind": "roll", "keep": state["dice"][:2]}).json()
+        state = client.post(f"/api/games/{state['id']}/moves",
+                            json={"moves": 0, "kind": "roll", "keep": state["dice"][:2]}).json()
     with TestClient(create_app(Settings(db=db))) as client:
         assert client.get(f"/api/games/{state['id']}").json() == state
 

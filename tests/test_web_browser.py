@@ -1,4 +1,5 @@
-"""Whole games through the page in a real headless Chromium, against a real ``yamb serve``.
+"""Whole games through the page in a real headless Chromium, against a real ``yamb serve``; the page's
+layout on common screens (desktops and a phone).
 
 The server runs on 127.0.0.1 and a free port, started by the fixture and
 stopped by its pid; the browser is Debian's ``chromium`` driven by Playwright
@@ -148,11 +149,12 @@ def test_a_game_goes_on_after_the_server_is_killed(browser_path, tmp_path):
             if state["to_move"] == 1:
                 state = first.post(f"/api/games/{state['id']}/bot")
             elif state["can_roll"] and rng.random() < 0.5:
-                state = first.post(f"/api/games/{state['id']}/moves", {"kind": "roll", "keep": state["dice"][:3]})
+                state = first.post(f"/api/games/{state['id']}/moves",
+                                   {"moves": state["moves"], "kind": "roll", "keep": state["dice"][:3]})
             else:
                 cell = state["fillable"][-1]
                 state = first.post(f"/api/games/{state['id']}/moves",
-                                   {"kind": "fill", "column": cell["column"], "row": cell["row"]})
+                                   {"moves": state["moves"], "kind": "fill", "column": cell["column"], "row": cell["row"]})
         assert 0 < state["turn"] < state["turns_per_player"]
     finally:
         first.stop(signal.SIGKILL)
@@ -173,3 +175,59 @@ def test_a_game_goes_on_after_the_server_is_killed(browser_path, tmp_path):
         assert final["over"] and log[state["moves"] - len(state["log"]): state["moves"]] == state["log"]
     finally:
         second.stop()
+
+
+# ----------------------------------------------------------------------------- the page on common screens
+# The dice, Roll and Hint beside the sheets and above the fold on desktops; no sideways scrolling on a phone.
+# Positions come from getBoundingClientRect.
+DESKTOPS = [(1280, 800), (1366, 768), (1920, 1080)]
+PHONE = (390, 844)
+NEXT_TO = 40  # px: at most this between the last sheet and the panel (a gap, not an empty strip)
+BOXES = """() => {
+  const box = (e) => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const one = (s) => box(document.querySelector(s));
+  return {sheets: [...document.querySelectorAll('.sheet')].map(box), panel: one('.panel'), dice: one('#dice'),
+          roll: one('#roll'), hint: one('#hint'), hintBox: one('#hint-box'),
+          width: innerWidth, height: innerHeight, scrollWidth: document.documentElement.scrollWidth};
+}"""
+
+
+def show(page, server, preset: str, size: tuple[int, int]) -> dict:
+    """A new game of ``preset`` (you against a bot) at a viewport of ``size``; the boxes of its parts."""
+    seats = [{"name": "You"}, {"name": "greedy", "bot": "greedy"}]
+    game = server.post("/api/games", {"preset": preset, "seed": 7, "seats": seats})
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.goto(f"{server.url}/#g={game['id']}")
+    expect(page.get_by_test_id("roll")).to_be_enabled()
+    expect(page.locator(".sheet")).to_have_count(2)
+    return page.evaluate(BOXES)
+
+
+@pytest.mark.parametrize("preset", ["yamb", "yatzy"])
+@pytest.mark.parametrize("size", DESKTOPS, ids=[f"{w}x{h}" for w, h in DESKTOPS])
+def test_on_a_desktop_the_panel_is_next_to_the_sheets_and_above_the_fold(server, page, preset, size) -> None:
+    boxes = show(page, server, preset, size)
+    sheets, panel = boxes["sheets"], boxes["panel"]
+    right_of_sheets = max(sheet["right"] for sheet in sheets)
+    assert right_of_sheets <= panel["left"] <= right_of_sheets + NEXT_TO, boxes
+    assert panel["top"] <= min(sheet["top"] for sheet in sheets) + 1, boxes  # beside them, not under
+    assert panel["right"] <= boxes["width"], boxes
+    for part in ("dice", "roll", "hint"):
+        assert 0 <= boxes[part]["top"] and boxes[part]["bottom"] < boxes["height"], (part, boxes)
+    assert boxes["scrollWidth"] <= boxes["width"], boxes
+
+
+@pytest.mark.parametrize("preset", ["yamb", "yatzy"])
+def test_on_a_phone_nothing_scrolls_sideways(server, page, preset) -> None:
+    boxes = show(page, server, preset, PHONE)
+    assert boxes["scrollWidth"] <= boxes["width"], boxes
+    assert all(0 <= sheet["left"] and sheet["right"] <= boxes["width"] for sheet in boxes["sheets"]), boxes
+    assert boxes["panel"]["right"] <= boxes["width"], boxes
+
+
+def test_the_hint_shows_above_the_fold_at_1280x800(server, page) -> None:
+    show(page, server, "yamb", (1280, 800))
+    page.get_by_test_id("hint").click()
+    expect(page.get_by_test_id("hint-box")).to_contain_text(re.compile(r"would (keep|fill|announce)"), timeout=STEP_MS)
+    boxes = page.evaluate(BOXES)
+    assert boxes["hintBox"]["bottom"] < boxes["height"], boxes

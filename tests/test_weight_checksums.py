@@ -16,7 +16,7 @@ from evolution.config import EvolveConfig, to_toml
 from robo_players.neural.bots import BOTS_DIR, load_bot, shipped_bots
 from robo_players.neural.build import load_player
 from robo_players.neural.files import (CELL_VALUES, FORMATS, METADATA_KEY, NeuralWeights, WeightsFileError,
-                                       load_weights, onnx_network, save_weights, weights_sha256)
+                                       content_sha256, load_weights, onnx_network, save_weights, weights_sha256)
 from robo_players.neural.networks import NetSpec
 from robo_players.simulate import simulate
 from yamb.layout import layout
@@ -90,7 +90,8 @@ def write_nan_file(weights: NeuralWeights, path: Path) -> Path:
     arrays = {k: v.copy() for k, v in load_arrays(path).items()}
     first = next(k for k in arrays if k != CELL_VALUES)
     arrays[first].flat[3] = np.nan
-    meta = weights.metadata(weights_sha256(weights.spec.to_dict(), arrays))
+    meta = weights.metadata("")
+    meta["sha256"] = content_sha256({k: v for k, v in meta.items() if k != "sha256"}, arrays)
     save_file(arrays, str(path), metadata={METADATA_KEY: json.dumps(meta)})
     return path
 
@@ -130,7 +131,7 @@ def test_nan_or_infinite_weights_are_refused(weights: NeuralWeights, tmp_path: P
 def test_evolve_init_refuses_a_nan_weights_file(weights: NeuralWeights, tmp_path: Path) -> None:
     path = write_nan_file(weights, tmp_path / "nan.safetensors")
     done = subprocess.run(
-        [sys.executable, "-m", "yamb", "evolve", "--preset", "quick", "--game", "yatzy", "--init", str(path),
+        [sys.executable, "-m", "yamb", "evolve", "--recipe", "quick", "--preset", "yatzy", "--init", str(path),
          "--out", str(tmp_path / "run")],
         capture_output=True, text=True, timeout=300)
     assert done.returncode == 2, done.stderr

@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                   "--disable-sync", "--no-first-run"]
 START_SECONDS = 120  # a cold numba cache compiles the engine's kernels first
+VIEWPORT = {"width": 1440, "height": 980}  # the browser's window, unless a test sets another
 
 
 def free_port() -> int:
@@ -93,7 +94,7 @@ def chromium(profile: Path, executable: str = "/usr/bin/chromium"):
     with sync_playwright() as p:
         context = p.chromium.launch_persistent_context(
             str(profile), executable_path=executable, headless=True, args=CHROMIUM_FLAGS,
-            viewport={"width": 1440, "height": 980})
+            viewport=VIEWPORT)
         try:
             yield context.new_page()
         finally:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from yamb.errors import YambError
 
 MAX_SEED = 2**64 - 1  # seeds and dice streams are unsigned 64-bit integers
+MAX_DIGITS = 100  # digits of an integer read from text: every count and seed has far fewer
+_INTEGER = re.compile(rf"[ \t]*[+-]?[0-9]{{1,{MAX_DIGITS}}}[ \t]*")  # ASCII: no '٣', '１２' or '1_000'
 
 
 def is_int(value: object) -> bool:
@@ -19,3 +23,9 @@ def check_seed(name: str, value: object) -> int:
     if not is_int(value) or not 0 <= value <= MAX_SEED:
         raise YambError(f"{name} must be an integer from 0 to 2**64 - 1, not {value!r}")
     return int(value)
+
+
+def ascii_integer(text: str) -> int | None:
+    """The integer ``text`` spells in ASCII digits (an optional sign, spaces around), else None.
+    Python's ``int`` also reads other scripts' digits and underscores, which the CLI and the settings refuse."""
+    return int(text) if _INTEGER.fullmatch(text) else None

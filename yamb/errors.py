@@ -25,3 +25,9 @@ class InvalidDiceError(YambError):
 
 class IllegalMoveError(YambError):
     """A legal-looking action that the rules forbid in the current state."""
+
+
+def shown(text: object, most: int = 40) -> str:
+    """``text`` quoted for an error message, cut to about ``most`` characters (a 5,000-digit number fits a line)."""
+    quoted = repr(text)
+    return quoted if len(quoted) <= most else f"{quoted[:most // 2]}...({len(quoted):,} characters)"

@@ -49,6 +49,11 @@ def check_table(path: Path, spec: NetSpec, layout: Layout) -> None:
         raise WeightsFileError(f"{path} was evolved for {spec.table_name()}, not for {wanted.table_name()}")
 
 
+def file_spec(path: str | Path) -> NetSpec:
+    """The network (and its table) that the weights file ``path`` holds."""
+    return onnx_network(path)[0] if format_of(Path(path)) == "onnx" else load_weights(Path(path)).spec
+
+
 def load_player(path: str | Path, layout: Layout) -> Player:
     """The neural player stored in ``path``, for ``layout``'s table."""
     path = Path(path)

@@ -4,17 +4,22 @@ Every file holds the network's weights, the player's ``cell_values`` and a
 metadata dictionary: the file format's name and version, the network spec
 (kind, preset, table, dice, joker, hidden sizes), what the run says about
 the player (fitness, seed, run preset, project version), and ``sha256``, a
-checksum of the spec and the weights (``weights_sha256``). ``pt``,
-``safetensors`` and ``npz`` store the ``state_dict`` tensors; ``onnx`` stores
-the network as a graph (features in, outputs out) run by onnxruntime, with the
-metadata and cell values as metadata properties (its checksum covers the
-serialized graph, initializers included, and the cell values).
+checksum of the rest of the metadata and the weights (``weights_sha256``).
+``pt``, ``safetensors`` and ``npz`` store the ``state_dict`` tensors; ``onnx``
+stores the network as a graph (features in, outputs out) run by onnxruntime,
+with the metadata, cell values and player description as metadata properties
+(its checksum covers the serialized graph, initializers included, the cell
+values and the description), and beside it the sidecar ``<file>.onnx.json``,
+which names the SHA-256 of the ``.onnx`` file it belongs with; the two are
+written together (``yamb.atomic.write_together``). The same player written
+twice gives the same bytes.
 
 ``load_weights`` and ``onnx_network`` refuse a file that is not one of
 these, was written for a different network, is damaged (its content does not
-match its checksum) or holds NaN or infinite numbers, with a
-``WeightsFileError`` naming the file. Files of version 1, written before the
-checksum, are read without it.
+match its checksum) or holds NaN or infinite numbers, and an ONNX file whose
+sidecar belongs with another, with a ``WeightsFileError`` naming the file.
+Files of version 1, written before the checksum, are read without it; files
+of version 2 have a checksum of the spec and the weights only.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import hashlib
 import io
 import json
 import warnings
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,13 +38,13 @@ import torch
 from robo_players.neural.networks import NetSpec
 from robo_players.neural.population import genome_of, load_genome
 from yamb import __version__
-from yamb.atomic import write_atomically
+from yamb.atomic import remove_temporaries, write_atomically, write_together
 from yamb.errors import YambError
 
 FORMATS = ("pt", "safetensors", "onnx", "npz")
 FILE_KIND = "yamb-neural-player"
-FILE_VERSION = 2
-READABLE_VERSIONS = (1, 2)  # version 1: no checksum
+FILE_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)  # version 1: no checksum; 2: a checksum of the spec and the weights only
 METADATA_KEY = "yamb"
 CELL_VALUES = "cell_values"
 
@@ -85,9 +91,20 @@ def weights_sha256(spec: dict, arrays: dict[str, np.ndarray]) -> str:
     return digest.hexdigest()
 
 
-def _onnx_sha256(spec: dict, graph: bytes, cell_values: np.ndarray) -> str:
-    """The checksum of an ONNX file: its spec, serialized graph and cell values."""
-    return weights_sha256(spec, {"graph": np.frombuffer(graph, dtype=np.uint8), CELL_VALUES: cell_values})
+def content_sha256(meta: dict, arrays: dict[str, np.ndarray]) -> str:
+    """The checksum a file's metadata ``meta`` carries: of its arrays and of its metadata but the
+    checksum itself (version 2: of its spec)."""
+    covered = meta["spec"] if meta.get("file_version") == 2 else {k: v for k, v in meta.items() if k != "sha256"}
+    return weights_sha256(covered, arrays)
+
+
+def _onnx_arrays(graph: bytes, cell_values: np.ndarray, properties: dict[str, str], version: object) -> dict:
+    """What an ONNX file's checksum covers: the serialized graph, the cell values and (from version 3)
+    the metadata properties of the player description."""
+    arrays = {"graph": np.frombuffer(graph, dtype=np.uint8), CELL_VALUES: cell_values}
+    if version != 2:
+        arrays["properties"] = np.frombuffer(json.dumps(properties, sort_keys=True).encode(), dtype=np.uint8)
+    return arrays
 
 
 def format_of(path: Path) -> str:
@@ -104,7 +121,15 @@ def _tensors(w: NeuralWeights) -> dict[str, torch.Tensor]:
     return tensors
 
 
-def _write_onnx(w: NeuralWeights, path: Path) -> None:
+def _stamped(w: NeuralWeights, arrays: dict[str, np.ndarray]) -> dict:
+    """The metadata of ``w`` with the checksum of itself and ``arrays``."""
+    meta = w.metadata("")
+    del meta["sha256"]
+    return {**meta, "sha256": content_sha256(meta, arrays)}
+
+
+def _onnx_bytes(w: NeuralWeights) -> bytes:
+    """The ONNX file of ``w``: its graph, with the metadata, cell values and description as properties."""
     import onnx
 
     from robo_players.neural.onnx_meta import onnx_properties
@@ -118,13 +143,21 @@ def _write_onnx(w: NeuralWeights, path: Path) -> None:
                           dynamic_axes={"features": {0: "games"}, "outputs": {0: "games"}}, dynamo=False)
     model = onnx.load_from_string(buffer.getvalue())
     cell_values = np.asarray(w.cell_values, dtype=np.float32)
-    sha256 = _onnx_sha256(w.spec.to_dict(), model.graph.SerializeToString(), cell_values)
-    meta = {METADATA_KEY: json.dumps(w.metadata(sha256)), CELL_VALUES: json.dumps(cell_values.tolist()),
-            **onnx_properties(w, (METADATA_KEY, CELL_VALUES))}
-    for key, value in meta.items():
+    properties = onnx_properties(w, (METADATA_KEY, CELL_VALUES))
+    meta = _stamped(w, _onnx_arrays(model.graph.SerializeToString(), cell_values, properties, FILE_VERSION))
+    for key, value in {METADATA_KEY: json.dumps(meta), CELL_VALUES: json.dumps(cell_values.tolist()),
+                       **properties}.items():
         entry = model.metadata_props.add()
         entry.key, entry.value = key, value
-    onnx.save(model, str(path))
+    return model.SerializeToString()
+
+
+def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """``np.savez`` with every entry dated 1980-01-01, so that the same arrays give the same bytes."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+        for name, array in arrays.items():
+            with archive.open(zipfile.ZipInfo(f"{name}.npy"), "w", force_zip64=True) as f:
+                np.lib.format.write_array(f, np.asanyarray(array), allow_pickle=False)
 
 
 def save_weights(w: NeuralWeights, path: Path, fmt: str | None = None) -> Path:
@@ -134,29 +167,29 @@ def save_weights(w: NeuralWeights, path: Path, fmt: str | None = None) -> Path:
     if fmt not in FORMATS:
         raise WeightsFileError(f"unknown weights format {fmt!r}; choose from {', '.join(FORMATS)}")
     check_finite(path, w.genome, w.cell_values)
+    if fmt == "onnx":
+        from robo_players.neural.onnx_meta import player_description, sidecar_path
+
+        graph = _onnx_bytes(w)
+        description = {**player_description(w), "onnx_sha256": hashlib.sha256(graph).hexdigest()}
+        write_together([(path, lambda tmp: tmp.write_bytes(graph)),
+                        (sidecar_path(path), lambda tmp: tmp.write_text(json.dumps(description, indent=1) + "\n"))])
+        return path
     tensors = _tensors(w)
-    meta = w.metadata(weights_sha256(w.spec.to_dict(), {k: v.numpy() for k, v in tensors.items()}))
+    meta = _stamped(w, {k: v.numpy() for k, v in tensors.items()})
 
     def write(tmp: Path) -> None:
         if fmt == "pt":
-            torch.save({"metadata": meta, "tensors": tensors}, tmp)
+            with open(tmp, "wb") as f:  # a file object: the archive is named "archive", not after tmp
+                torch.save({"metadata": meta, "tensors": tensors}, f)
         elif fmt == "safetensors":
             from safetensors.torch import save_file
 
             save_file(tensors, str(tmp), metadata={METADATA_KEY: json.dumps(meta)})
-        elif fmt == "npz":
-            arrays = {k: v.numpy() for k, v in tensors.items()}
-            with open(tmp, "wb") as f:
-                np.savez(f, **arrays, **{METADATA_KEY: np.array(json.dumps(meta))})
         else:
-            _write_onnx(w, tmp)
+            write_npz(tmp, {**{k: v.numpy() for k, v in tensors.items()}, METADATA_KEY: np.array(json.dumps(meta))})
 
     write_atomically(path, write)
-    if fmt == "onnx":
-        from robo_players.neural.onnx_meta import player_description, sidecar_path
-
-        description = json.dumps(player_description(w), indent=1)
-        write_atomically(sidecar_path(path), lambda tmp: tmp.write_text(description + "\n"))
     return path
 
 
@@ -184,9 +217,9 @@ def check_finite(path: Path, genome: np.ndarray, cell_values: np.ndarray) -> Non
             raise WeightsFileError(f"{path}: {bad} of the {name} are NaN or infinite")
 
 
-def _check_checksum(path: Path, meta: dict, actual: str) -> None:
-    """Refuse a version-2 file whose content does not match the checksum in its metadata."""
-    if meta.get("file_version") != 1 and meta.get("sha256") != actual:
+def _check_checksum(path: Path, meta: dict, arrays: dict[str, np.ndarray]) -> None:
+    """Refuse a file (of version 2 or later) whose content does not match the checksum in its metadata."""
+    if meta.get("file_version") != 1 and meta.get("sha256") != content_sha256(meta, arrays):
         raise WeightsFileError(f"{path}: the content does not match its SHA-256 checksum (the file is damaged)")
 
 
@@ -215,7 +248,7 @@ def _check_cell_values(path: Path, spec: NetSpec, values: object) -> np.ndarray:
 
 def _from_arrays(path: Path, meta: dict, arrays: dict[str, np.ndarray]) -> NeuralWeights:
     spec = _check_metadata(path, meta)
-    _check_checksum(path, meta, weights_sha256(meta["spec"], arrays))
+    _check_checksum(path, meta, arrays)
     net = spec.build()
     cell_values = _check_cell_values(path, spec, arrays.pop(CELL_VALUES, None))
     try:
@@ -229,14 +262,21 @@ def _from_arrays(path: Path, meta: dict, arrays: dict[str, np.ndarray]) -> Neura
     return NeuralWeights(spec, genome, cell_values, info)
 
 
+def check_is_file(path: Path) -> None:
+    """A ``WeightsFileError`` unless ``path`` is a file (a folder, or nothing, named in one line)."""
+    if path.is_dir():
+        raise WeightsFileError(f"{path} is a directory, not a weights file")
+    if not path.is_file():
+        raise WeightsFileError(f"{path}: no such weights file")
+
+
 def load_weights(path: Path) -> NeuralWeights:
     """A ``pt``, ``safetensors`` or ``npz`` weights file, checked against its own metadata."""
     path = Path(path)
     fmt = format_of(path)
     if fmt == "onnx":
         raise WeightsFileError(f"{path}: an ONNX file holds a graph, not weights; load it with load_player")
-    if not path.is_file():
-        raise WeightsFileError(f"{path}: no such weights file")
+    check_is_file(path)
     try:
         meta, arrays = _read(path, fmt)
     except Exception as error:  # noqa: BLE001 - any failure to parse a user's file is bad input
@@ -260,11 +300,14 @@ def onnx_network(path: Path) -> tuple[NetSpec, OnnxForward, np.ndarray]:
     import onnxruntime
     from onnx import numpy_helper
 
+    from robo_players.neural.onnx_meta import check_sidecar
+
     path = Path(path)
-    if not path.is_file():
-        raise WeightsFileError(f"{path}: no such weights file")
+    check_is_file(path)
+    remove_temporaries(path.parent)  # finishes an interrupted write of the file and its sidecar
     try:
-        model = onnx.load(str(path))
+        data = path.read_bytes()
+        model = onnx.load_from_string(data)
         props = {p.key: p.value for p in model.metadata_props}
         meta = json.loads(props[METADATA_KEY])
         values = json.loads(props[CELL_VALUES])
@@ -275,7 +318,10 @@ def onnx_network(path: Path) -> tuple[NetSpec, OnnxForward, np.ndarray]:
         raise WeightsFileError(f"{path}: not a readable onnx weights file ({type(error).__name__})") from None
     spec = _check_metadata(path, meta)
     if isinstance(meta.get("spec"), dict) and isinstance(values, list):
-        _check_checksum(path, meta, _onnx_sha256(meta["spec"], graph, np.asarray(values, dtype=np.float32)))
+        description = {k: v for k, v in props.items() if k not in (METADATA_KEY, CELL_VALUES)}
+        _check_checksum(path, meta, _onnx_arrays(graph, np.asarray(values, dtype=np.float32), description,
+                                                 meta.get("file_version")))
+    check_sidecar(path, data)
     check_finite(path, np.concatenate([w.ravel() for w in weights] or [np.zeros(0)]).astype(np.float64), np.zeros(0))
     net = spec.build()
     shapes = [(i.name, i.shape[-1]) for i in session.get_inputs()] + [(o.name, o.shape[-1]) for o in session.get_outputs()]

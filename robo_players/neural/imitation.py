@@ -24,6 +24,7 @@ import torch
 from robo_players.neural.demonstrations import Demonstrations, keep_candidates
 from robo_players.neural.networks import DirectPolicyNet, NetSpec
 from robo_players.neural.population import genome_of, load_genome
+from robo_players.neural.rows import Rows
 from yamb.dice import FACES
 from yamb.errors import YambError
 
@@ -81,12 +82,21 @@ class ImitationLoss:
         return loss / len(top), top_right, keep_right
 
 
-def split_games(demos: Demonstrations, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def split_games(data: Rows, share: float, seed: int, stream: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Rows of the training and validation decisions: a game is held out when its own uniform draw
-    (the seed's stream, by game number) is below ``share``, so adding games moves no other game."""
-    draws = np.random.default_rng([seed, 1]).random(int(demos.game.max(initial=-1)) + 1)
-    is_val = draws[demos.game] < share
+    (the seed's ``stream``, by game number) is below ``share``, so adding games moves no other game."""
+    draws = np.random.default_rng([seed, stream]).random(int(data.game.max(initial=-1)) + 1)
+    is_val = draws[data.game] < share
     return np.flatnonzero(~is_val), np.flatnonzero(is_val)
+
+
+def training_split(data: Rows, share: float, seed: int, stream: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """``split_games``, or a ``YambError`` when the validation share left no game to train on."""
+    train_rows, val_rows = split_games(data, share, seed, stream)
+    if not len(train_rows):
+        raise YambError(f"a validation share of {share:g} held out all {len(np.unique(data.game)):,} recorded "
+                        f"games: none is left to train on; lower --validation or record more games")
+    return train_rows, val_rows
 
 
 def _tensors(demos: Demonstrations, rows: np.ndarray) -> tuple[torch.Tensor, ...]:
@@ -127,7 +137,7 @@ def train(
     start = net.initial_genome(np.random.default_rng(settings.seed)) if genome is None else genome
     load_genome(net, np.asarray(start, dtype=np.float32))
     loss_fn = ImitationLoss(spec)
-    train_rows, val_rows = split_games(demos, settings.validation, settings.seed)
+    train_rows, val_rows = training_split(demos, settings.validation, settings.seed)
     optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate, weight_decay=settings.weight_decay)
     steps = settings.epochs * -(-len(train_rows) // settings.batch_size)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 0.5 * (1 + np.cos(np.pi * min(s / steps, 1))))

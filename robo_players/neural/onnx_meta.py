@@ -7,12 +7,15 @@ row, so no scoring rule needs re-implementing), the numbers the features use
 output layout of the graph with every feature defined, and what the file can
 and cannot do alone. ``yamb export --format onnx`` writes it next to the
 graph as ``<file>.onnx.json`` and into the ONNX metadata properties (one
-property per top-level key, JSON-encoded). docs/neural_players.md explains
+property per top-level key, JSON-encoded); the sidecar adds ``onnx_sha256``,
+the SHA-256 of the ``.onnx`` file it belongs with, and a reader refuses a
+sidecar that names another (``check_sidecar``). docs/neural_players.md explains
 the recipe; ``tests/js`` follows it with onnxruntime-web under Node.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from robo_players.neural.features import dice_size, score_scale, table_size
+from robo_players.neural.files import WeightsFileError
 from yamb.dice import FACES
 from yamb.rules import N_NUMBER_ROWS
 
@@ -27,12 +31,29 @@ if TYPE_CHECKING:
     from robo_players.neural.files import NeuralWeights
 
 SIDECAR_FORMAT = "yamb-onnx-player"
-SIDECAR_VERSION = 1
+SIDECAR_VERSION = 2  # 2: onnx_sha256
 
 
 def sidecar_path(onnx_path: Path) -> Path:
     """``best.onnx`` -> ``best.onnx.json``."""
     return onnx_path.with_name(onnx_path.name + ".json")
+
+
+def check_sidecar(onnx_path: Path, data: bytes) -> None:
+    """Refuse the sidecar of ``onnx_path`` (whose bytes are ``data``), if there is one, unless it names
+    that file's SHA-256 (sidecars of version 1 name none)."""
+    path = sidecar_path(onnx_path)
+    if not path.exists():
+        return
+    try:
+        side = json.loads(path.read_bytes())
+    except (OSError, ValueError) as error:
+        raise WeightsFileError(f"{path}: not a readable sidecar ({type(error).__name__})") from None
+    if not isinstance(side, dict) or side.get("format") != SIDECAR_FORMAT:
+        raise WeightsFileError(f"{path}: not the sidecar of a yamb ONNX player")
+    if side.get("format_version", 1) != 1 and side.get("onnx_sha256") != hashlib.sha256(data).hexdigest():
+        raise WeightsFileError(f"{path} belongs with another {onnx_path.name} (its onnx_sha256 is not the "
+                               f"file's SHA-256); export the player again")
 
 
 def _segments(parts: list[tuple[str, int, str]]) -> list[dict]:

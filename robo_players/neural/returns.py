@@ -43,6 +43,7 @@ from robo_players.explain import fill_values
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.neural.build import neural_player
 from robo_players.neural.features import encode, score_scale
+from robo_players.neural.imitation import training_split
 from robo_players.neural.networks import CellValueNet, NetSpec
 from robo_players.neural.population import Population, genome_of
 from robo_players.neural.rows import Rows
@@ -122,13 +123,6 @@ class _Fitted(nn.Module):
         return self.baseline(h)[:, 0] + d
 
 
-def split_games(returns: Returns, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Training and validation rows, whole games held out by the seed's draw per game."""
-    draws = np.random.default_rng([seed, 2]).random(int(returns.game.max(initial=-1)) + 1)
-    is_val = draws[returns.game] < share
-    return np.flatnonzero(~is_val), np.flatnonzero(is_val)
-
-
 def fit(spec: NetSpec, returns: Returns, settings: FitSettings,
         progress: Callable[[int, float, float], None] | None = None,
         predictions: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
@@ -141,7 +135,7 @@ def fit(spec: NetSpec, returns: Returns, settings: FitSettings,
     net = spec.build()
     model = _Fitted(net)
     scale = score_scale(spec.layout())
-    train_rows, val_rows = split_games(returns, settings.validation, settings.seed)
+    train_rows, val_rows = training_split(returns, settings.validation, settings.seed, stream=2)
     x = torch.from_numpy(returns.features)
     fills = torch.from_numpy(returns.fills)
     turn_mean = np.zeros(int(returns.turn.max(initial=0)) + 1)  # the mean return of each turn, taken out first

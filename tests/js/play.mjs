@@ -6,6 +6,7 @@
 //
 // A position is {cells: [score or null per cell c*R+r], dice: [faces], roll, rolls_left,
 // legal_fills: [cells], legal_announces: [cells], may_roll}.
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import * as ort from "onnxruntime-web";
 
@@ -78,8 +79,13 @@ export function choose(side, pos, out) {
 
 const [modelPath, positionsPath] = process.argv.slice(2);
 const side = JSON.parse(readFileSync(`${modelPath}.json`, "utf8"));
+const model = readFileSync(modelPath);
+if (createHash("sha256").update(model).digest("hex") !== side.onnx_sha256) {
+  console.error(`${modelPath}.json belongs with another ONNX file (its onnx_sha256 is not the file's SHA-256)`);
+  process.exit(2);
+}
 const positions = JSON.parse(readFileSync(positionsPath, "utf8"));
-const session = await ort.InferenceSession.create(readFileSync(modelPath));
+const session = await ort.InferenceSession.create(model);
 const result = { features: [], outputs: [], moves: [] };
 for (const pos of positions) {
   const x = features(side, pos);

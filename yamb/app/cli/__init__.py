@@ -3,19 +3,24 @@
 Each subcommand module defines ``HELP`` (one line), ``add_arguments(parser)``
 and ``run(args) -> int``; heavy imports happen inside ``run`` so that the
 program starts fast. A ``YambError`` (bad input) becomes a one-line message and
-exit code 2; so do an operating-system error (a full disk, a path of the wrong kind) and
-running out of memory, named in one line instead of a traceback.
+exit code 2; so do an operating-system error (a full disk, a path of the wrong kind),
+running out of memory, and a missing optional package (the line names the extra that
+installs it), named in one line instead of a traceback. A command that plays says so
+on stderr when numba starts compiling (``compiling.py``).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 
+from yamb.app.cli.compiling import watch
 from yamb.app.cli.options import Parser
 from yamb.errors import YambError
 
+QUICK = ("score",)  # commands that compile nothing (and start without numba)
 COMMANDS = ("score", "simulate", "bench", "play", "expected-scores", "solve", "compare", "evolve", "imitate", "fit", "export", "sweep", "serve", "review")
 
 
@@ -38,8 +43,16 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as done:  # --help, or a bad argument (its one-line error is printed)
         return int(done.code or 0)
+    if args.command not in QUICK:
+        watch(args.command)
     try:
         return int(args.run(args) or 0)
+    except ModuleNotFoundError as error:
+        extra = extra_of(error.name or "")
+        if extra is None:
+            raise
+        return _fail(args.command, f"this needs the {extra} extra ({error.name} is not installed): "
+                                   f"pip install -e '.[{extra}]'")
     except YambError as error:
         return _fail(args.command, str(error))
     except OSError as error:
@@ -50,6 +63,22 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"yamb {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def extra_of(module: str) -> str | None:
+    """The optional extra of this project (``pyproject.toml``) that installs ``module``, or None."""
+    from importlib.metadata import PackageNotFoundError, requires
+
+    try:
+        needs = requires("yamb-evolution") or []
+    except PackageNotFoundError:
+        return None
+    top = module.partition(".")[0].replace("_", "-").lower()
+    for need in needs:
+        found = re.match(r"\s*([A-Za-z0-9_.-]+)[^;]*;.*extra\s*==\s*['\"]([^'\"]+)['\"]", need)
+        if found and found[1].replace("_", "-").lower() == top and found[2] != "test":
+            return found[2]
+    return None
 
 
 def _fail(command: str, message: str) -> int:

@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     from robo_players.compare import check_names, play_games, report
     from robo_players.registry import make_player
     check_names(args.players)
-    layout = layout_from(args)
+    layout = layout_from(args, named=tuple(args.players))
     players = {name: make_player(name, layout) for name in args.players}
     title = f"{args.preset} ({', '.join(layout.columns)}), {args.games:,} games, seed {args.seed}"
     results = {}

@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 
 from yamb.app.cli import options
+from yamb.app.cli.compiling import said
+from yamb.app.cli.lines import fit
 from yamb.app.cli.options import arg
 
-TYPES = {int: arg(options.whole_number)}  # ASCII digits; evolution/config.py checks the ranges
+TYPES = {int: arg(options.whole_number), tuple: arg(options.layer_sizes)}  # ASCII digits; config.py checks the ranges
 
 HELP = "evolve neural players (GA, CMA-ES, sep-CMA-ES or OpenAI ES); writes a run directory, --resume continues one"
 
 OVERRIDES = (  # (flag, setting, type, help)
+    ("--preset", "game", str, "the game: yamb, jamb6, yatzy or yahtzee (default: the recipe's, yamb)"),
     ("--generations", "generations", int, "generations to play (a resumed run may be extended)"),
     ("--population", "population", int, "individuals per generation"),
     ("--games", "games", int, "games per individual per generation (fitness = mean score)"),
@@ -25,24 +28,82 @@ OVERRIDES = (  # (flag, setting, type, help)
     ("--algorithm", "algorithm", str, "ga (genetic algorithm), cma (CMA-ES, at most 2,000 weights), "
                                       "sep-cma (separable CMA-ES) or es (OpenAI ES; population even); "
                                       "the last two are linear in the weights"),
-    ("--game", "game", str, "game preset: yamb, jamb6, yatzy or yahtzee"),
     ("--columns", "columns", str, "comma-separated column kinds (default: the game's table)"),
-    ("--hidden", "hidden", str, "hidden layer sizes, comma-separated, e.g. 32 or 32,16"),
+    ("--hidden", "hidden", tuple, "hidden layer sizes, comma-separated, e.g. 32 or 32,16"),
     ("--init", "init", str, "start from this weights file (or 'best', the shipped bot) instead of afresh"),
 )
+DEFAULT_RECIPE = "quick"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--preset", default="quick", help="run preset: quick (default, minutes), direct (the network alone), direct-imitation (with --init FILE) or full (hours)")
-    parser.add_argument("--config", metavar="FILE", type=arg(options.input_file), help="TOML file of settings (over the preset)")
+    parser.add_argument("--recipe", default=None,
+                        help=f"run recipe: {DEFAULT_RECIPE} (default, minutes), direct (the network alone), "
+                             "direct-imitation (with --init FILE) or full (hours)")
+    parser.add_argument("--config", metavar="FILE", type=arg(options.input_file), help="TOML file of settings (over the recipe)")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--out", metavar="DIR", type=arg(options.output_dir), help="run directory (default runs/<preset>-<date>-<time>)")
+    where.add_argument("--out", metavar="DIR", type=arg(options.output_dir),
+                       help="run directory (default runs/<recipe>-<game>-<date>-<time>)")
     where.add_argument("--resume", metavar="DIR", type=arg(options.output_dir), help="continue the run in DIR where it stopped")
     for flag, setting, kind, text in OVERRIDES:
-        parser.add_argument(flag, dest=setting, type=TYPES.get(kind, kind), default=None, metavar=setting.upper(),
-                            help=text)
+        parser.add_argument(flag, dest=setting, type=TYPES.get(kind, kind), default=None,
+                            metavar="GAME" if flag == "--preset" else setting.upper(), help=text)
+    parser.add_argument("--game", dest="old_game", default=None, help=argparse.SUPPRESS)  # before --preset
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="any other setting of evolution/config.py, e.g. --set mutation_sigma=0.02")
+
+
+def _old_spellings(args: argparse.Namespace, recipes: dict) -> None:
+    """``--preset RECIPE`` and ``--game GAME``, the spellings before ``--recipe`` and ``--preset GAME``:
+    read as the new ones, with a one-line note on stderr."""
+    from evolution.config import ConfigError
+
+    if args.game in recipes:
+        if args.recipe is not None:
+            raise ConfigError(f"--preset names the game, not a run recipe like {args.game!r}; "
+                              f"give the recipe once, as --recipe")
+        options.note("evolve", f"--preset {args.game} is read as --recipe {args.game} "
+                               "(--preset names the game: yamb, jamb6, yatzy or yahtzee)")
+        args.recipe, args.game = args.game, None
+    if args.old_game is not None:
+        if args.game is not None:
+            raise ConfigError("--game is the old spelling of --preset; give the game once, as --preset")
+        options.note("evolve", f"--game {args.old_game} is read as --preset {args.old_game} (the new spelling)")
+        args.game = args.old_game
+
+
+def _changes(args: argparse.Namespace) -> dict:
+    """The settings given by ``--set`` and by the flags; a setting given twice is refused."""
+    from evolution.config import ConfigError, parse_assignment
+
+    changes: dict = {}
+    for key, value in map(parse_assignment, args.set):
+        if key in changes:
+            raise ConfigError(f"--set {key}= is given twice ({changes[key]!r} and {value!r}); give it once")
+        changes[key] = value
+    for flag, setting, _, _ in OVERRIDES:
+        value = getattr(args, setting)
+        if value is None:
+            continue
+        if setting in changes:
+            raise ConfigError(f"{flag} {value} and --set {setting}={changes[setting]} both set {setting}; give it once")
+        changes[setting] = value
+    return changes
+
+
+def _check_before_writing(config) -> None:
+    """What would fail once the run directory exists: Ray missing, an ``init`` file of another shape."""
+    from evolution.backends import import_ray
+    from evolution.state import net_spec, starting_point
+
+    if config.backend == "ray":
+        import_ray()
+    starting_point(config, net_spec(config))
+
+
+def _say(console, text: str) -> None:
+    """``text`` on ``console``, broken between fields to fit its terminal (off a terminal: one line)."""
+    for line in fit(text, console.width if console.is_terminal else None):
+        console.print(line, soft_wrap=True, markup=False, highlight=False)
 
 
 def _line(state, entry: dict) -> str:
@@ -53,53 +114,91 @@ def _line(state, entry: dict) -> str:
             f"expectimax {entry['expectimax']:.1f}  {entry['seconds']:.1f} s{compiled}")
 
 
+def _where_the_time_went(total: float, generations: float, compiling: float, result: dict) -> str:
+    check, verdict = result["final_check"]["seconds"], result["verdict"]["seconds"]
+    rest = max(total - generations - compiling - check - verdict, 0.0)
+    return (f"{total:.0f} s in all: generations {generations:.0f} s, compiling {compiling:.0f} s, "
+            f"final check {check:.0f} s, verdict {verdict:.0f} s, the rest {rest:.0f} s "
+            f"(starting the workers, checkpoints, plots)")
+
+
 def run(args: argparse.Namespace) -> int:
+    import time
+
+    started = time.perf_counter()
+    import sys
     from pathlib import Path
 
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from evolution.config import from_preset, parse_assignment, read_toml, with_settings
+    from evolution.config import PRESETS, from_preset, read_toml, with_settings
     from evolution.report import candidates
-    from evolution.run import default_run_dir, evolve, resume, run_lock, start
+    from evolution.run import default_run_dir, discard_unsaved, evolve, is_run, resume, run_lock, start
     from evolution.verdict import verdict_lines
 
-    changes = dict(parse_assignment(text) for text in args.set)
-    changes.update({s: getattr(args, s) for _, s, _, _ in OVERRIDES if getattr(args, s) is not None})
+    _old_spellings(args, PRESETS)
+    changes = _changes(args)
     console = Console()
     if args.resume:
         run_dir = Path(args.resume)
+        if args.recipe is not None or args.config is not None:
+            raise options.ArgumentError("a resumed run keeps its recipe and settings; drop --recipe and --config")
+        if changes.get("backend") == "ray":
+            from evolution.backends import import_ray
+
+            import_ray()
     else:
-        config = from_preset(args.preset)
+        config = from_preset(args.recipe or DEFAULT_RECIPE)
         if args.config:
             config = with_settings(config, read_toml(Path(args.config)))
         config = with_settings(config, changes).validate()
+        _check_before_writing(config)
         run_dir = Path(args.out) if args.out else default_run_dir(config)
     columns = (TextColumn("[bold]generation"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    new_directory = not args.resume and not run_dir.exists()
+    times = {"generations": 0.0, "compiling": 0.0}
     try:
-        with run_lock(run_dir, create=not args.resume), Progress(*columns, console=console) as progress:
+        with run_lock(run_dir, create=not args.resume):
             if args.resume:
                 state = resume(run_dir, changes)
-                progress.console.print(f"resuming {run_dir} after generation {state.generation}")
+                _say(console, f"resuming {run_dir} after generation {state.generation}")
             else:
                 state = start(config, run_dir)
-                progress.console.print(f"run directory {run_dir}: {config.player} player, {config.algorithm}, "
-                                       f"{config.population} x {config.games} games, {config.generations} generations")
-            task = progress.add_task("evolve", total=state.config.generations, completed=state.generation)
+                _say(console, f"run directory {run_dir}: {config.player} player for {config.game}, "
+                              f"{config.algorithm}, {config.population} x {config.games} games, "
+                              f"{config.generations} generations")
+            c = state.config
+            print(f"yamb evolve: starting {c.workers} worker process{'es' if c.workers > 1 else ''} "
+                  f"({c.backend}); each compiles or loads the game kernels first (up to a minute or two the "
+                  f"first time after an install or an update, seconds once cached)", file=sys.stderr, flush=True)
+            said()
+            with Progress(*columns, console=console) as progress:
+                task = progress.add_task("evolve", total=c.generations, completed=state.generation)
 
-            def report(state, entry: dict) -> None:
-                progress.console.print(_line(state, entry), soft_wrap=True)
-                progress.update(task, completed=state.generation)
-                if state.generation == state.config.generations:
-                    progress.console.print(f"checking {len(candidates(state))} candidates (the hall of fame"
-                                           f"{', the strategy mean' if state.strategy is not None else ''}) and "
-                                           f"expectimax on {state.config.final_games:,} fresh games each")
+                def report(state, entry: dict) -> None:
+                    times["generations"] += entry["seconds"]
+                    times["compiling"] += entry["compile_seconds"]
+                    _say(progress.console, _line(state, entry))
+                    progress.update(task, completed=state.generation)
+                    if state.generation == state.config.generations:
+                        _say(progress.console,
+                             f"checking {len(candidates(state))} candidates (the hall of fame"
+                             f"{', the strategy mean' if state.strategy is not None else ''}) and "
+                             f"expectimax on {state.config.final_games:,} fresh games each")
 
-            result = evolve(state, run_dir, report)
+                result = evolve(state, run_dir, report)
     except KeyboardInterrupt:
-        console.print(f"interrupted; continue with: yamb evolve --resume {run_dir}")
-        raise
+        if is_run(run_dir):
+            print(f"yamb evolve: interrupted; continue with: yamb evolve --resume {run_dir}", file=sys.stderr)
+        else:
+            if new_directory:
+                discard_unsaved(run_dir)
+            print("yamb evolve: interrupted before the run saved anything; run the same command to start it again",
+                  file=sys.stderr)
+        return 130
     for line in verdict_lines(result["verdict"]):
-        console.print(line, soft_wrap=True)
-    console.print(f"wrote {run_dir}/best.pt, summary.json, logbook.csv, fitness.png, scores.png")
+        _say(console, line)
+    _say(console, _where_the_time_went(time.perf_counter() - started, times["generations"], times["compiling"], result))
+    _say(console, f"wrote {run_dir}/best.pt, summary.json, logbook.csv, fitness.png, scores.png")
     return 0

@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     source = Path(args.source)
     weights_file = source / BEST_FILE if source.is_dir() else source
     if source.is_dir() and not weights_file.is_file():
-        raise WeightsFileError(f"{source}: no {BEST_FILE} yet (the run has not finished)")
+        raise WeightsFileError(_not_a_finished_run(source))
     weights = load_weights(weights_file)
     if source.is_dir():
         _check_run(source, weights_file, weights.spec)
@@ -46,6 +46,20 @@ def run(args: argparse.Namespace) -> int:
 
         print(f"wrote {sidecar_path(out)}: what a program outside Python needs (docs/neural_players.md)")
     return 0
+
+
+def _not_a_finished_run(folder: Path) -> str:
+    """Why ``folder`` (without a ``best.pt``) cannot be exported: a run not finished, a folder of runs, or another folder."""
+    from evolution.report import BEST_FILE
+    from evolution.run import CONFIG_FILE
+
+    if (folder / CONFIG_FILE).is_file():
+        return f"{folder}: no {BEST_FILE} yet (the run has not finished; continue it with yamb evolve --resume {folder})"
+    runs = sorted(p.name for p in folder.iterdir() if (p / CONFIG_FILE).is_file())
+    if runs:
+        return (f"{folder} is a folder of {len(runs)} run{'s' * (len(runs) > 1)}, not a run: name one, "
+                f"e.g. yamb export {folder / runs[-1]} --format ...")
+    return f"{folder} is not a run directory of yamb evolve (no {CONFIG_FILE}, no {BEST_FILE})"
 
 
 def _check_run(run_dir: Path, weights_file: Path, spec: NetSpec) -> None:

@@ -69,6 +69,6 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"on {len(scores):,} fresh games: {scores.mean():.2f}{sem} (teacher {teacher.name}: "
                   f"{result.teacher_mean:.2f} on the recorded games); {time.perf_counter() - started:.0f} s")
     console.print(f"wrote {args.out}: direct network {list(args.hidden)}, {result.genome.size:,} weights; "
-                  f"evolve on with: yamb evolve --preset direct-imitation --hidden {','.join(map(str, args.hidden))} "
+                  f"evolve on with: yamb evolve --recipe direct-imitation --hidden {','.join(map(str, args.hidden))} "
                   f"--init {args.out}")
     return 0

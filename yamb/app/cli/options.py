@@ -9,13 +9,15 @@ it into an ``argparse`` type, whose error ``Parser`` prints as one line with exi
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn, TypeVar
 
-from yamb.checks import MAX_SEED
-from yamb.errors import YambError
+from yamb.checks import MAX_DIGITS, MAX_SEED, ascii_integer
+from yamb.errors import YambError, shown
 from yamb.layout import Layout, layout
 from yamb.rules import Rules, rules
 
@@ -37,6 +39,11 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def note(command: str, text: str) -> None:
+    """A one-line note on stderr (an old spelling read as the new one, ...), beside the command's output."""
+    print(f"yamb {command}: note: {text}", file=sys.stderr, flush=True)
+
+
 def arg(check: Callable[[str], T]) -> Callable[[str], T]:
     """``check`` as an ``argparse`` type: its ``ArgumentError`` becomes argparse's message."""
 
@@ -45,16 +52,20 @@ def arg(check: Callable[[str], T]) -> Callable[[str], T]:
             return check(text)
         except YambError as error:
             raise argparse.ArgumentTypeError(str(error)) from None
+        except OSError as error:  # a name too long, a loop of links, a folder not to be read: one line
+            raise argparse.ArgumentTypeError(f"{shown(text)}: {error.strerror or error}") from None
 
     convert.__name__ = check.__name__
     return convert
 
 
 def whole_number(text: str) -> int:
-    """An integer in ASCII digits (``int`` also reads other scripts' digits, such as ``'٣'``)."""
-    if not re.fullmatch(r"\s*[+-]?[0-9]+\s*", text):
-        raise ArgumentError(f"{text!r} is not a whole number")
-    return int(text)
+    """An integer in ASCII digits (``int`` also reads other scripts' digits, such as ``'٣'``,
+    and underscores, ``1_000``), at most ``MAX_DIGITS`` of them."""
+    value = ascii_integer(text)
+    if value is None:
+        raise ArgumentError(f"{shown(text)} is not a whole number (ASCII digits 0-9, at most {MAX_DIGITS})")
+    return value
 
 
 def integer(low: int, high: int, high_text: str | None = None) -> Callable[[str], int]:
@@ -66,7 +77,7 @@ def integer(low: int, high: int, high_text: str | None = None) -> Callable[[str]
         except ArgumentError:
             value = None
         if value is None or not low <= value <= high:
-            raise ArgumentError(f"{text!r} is not a whole number from {low:,} to {high_text or f'{high:,}'}")
+            raise ArgumentError(f"{shown(text)} is not a whole number from {low:,} to {high_text or f'{high:,}'}")
         return value
 
     check.__name__ = "integer"
@@ -79,10 +90,20 @@ batch_size = integer(1, MAX_BATCH)
 workers = integer(1, MAX_WORKERS)
 
 
+def _exists(path: Path) -> bool:
+    """Whether ``path`` exists; an ``OSError`` other than "no such file" (a name too long, a loop of
+    links, a folder not to be searched) is raised, where ``Path.exists`` would call the path new."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    return True
+
+
 def _nearest_existing(path: Path) -> Path:
     """``path`` or its nearest ancestor that exists."""
     path = Path(path).absolute()
-    while not path.exists() and path != path.parent:
+    while not _exists(path) and path != path.parent:
         path = path.parent
     return path
 
@@ -90,7 +111,7 @@ def _nearest_existing(path: Path) -> Path:
 def input_file(text: str) -> Path:
     """A regular file to read."""
     path = Path(text)
-    if not path.exists():
+    if not _exists(path):
         raise ArgumentError(f"no such file: {path}")
     if path.is_dir():
         raise ArgumentError(f"{path} is a directory, not a file")
@@ -104,9 +125,9 @@ def output_file(text: str) -> Path:
     path = Path(text)
     if not text.strip():
         raise ArgumentError("an empty file name")
-    if path.is_dir():
+    if _exists(path) and path.is_dir():
         raise ArgumentError(f"{path} is a directory, not a file")
-    if path.exists() and not path.is_file():
+    if _exists(path) and not path.is_file():
         raise ArgumentError(f"{path} is not a regular file (a device or a pipe); name a file to write")
     ancestor = _nearest_existing(path.parent)
     if not ancestor.is_dir():
@@ -140,7 +161,9 @@ def storage(text: str) -> str:
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--preset", default="yamb", help="yamb, jamb6, yatzy or yahtzee (default yamb)")
+    parser.add_argument("--preset", default=None, metavar="GAME",
+                        help="the game: yamb, jamb6, yatzy or yahtzee (default yamb, or the game of the weights "
+                             "file played)")
     parser.add_argument("--dice", type=arg(whole_number), default=None, help="5 or 6 dice where the preset allows it")
     parser.add_argument("--joker", default=None, help="yahtzee joker rule: free (default) or forced")
 
@@ -154,12 +177,35 @@ def add_table_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def rules_from(args: argparse.Namespace) -> Rules:
+    """The rules of ``args`` (``args.preset`` filled in: ``yamb`` when not given)."""
+    args.preset = args.preset or "yamb"
     return rules(args.preset, dice=args.dice, joker=args.joker)
 
 
-def layout_from(args: argparse.Namespace, players: int = 1) -> Layout:
+def layout_from(args: argparse.Namespace, players: int = 1, named: tuple[str, ...] = ()) -> Layout:
+    """The table of ``args``; without ``--preset``, that of the weights files among the players ``named``."""
+    if args.preset is None:
+        _table_of_files(args, named)
     columns = None if args.columns is None else [c.strip() for c in args.columns.split(",") if c.strip()]
     return layout(rules_from(args), columns, players)
+
+
+def _table_of_files(args: argparse.Namespace, named: tuple[str, ...]) -> None:
+    """Fill in the game, columns, dice and joker of ``args`` not given from the weights files ``named``
+    (with or without ``+lookahead``); an ``ArgumentError`` when they are for different tables."""
+    from robo_players.lookahead import split_name
+    from robo_players.neural.build import file_spec, is_weights_file
+
+    files = [(split_name(name) or (name, 1))[0] for name in named]
+    tables = {(s.preset, s.columns, s.dice, s.joker) for s in map(file_spec, filter(is_weights_file, files))}
+    if len(tables) > 1:
+        raise ArgumentError(f"the weights files are for different games ({', '.join(sorted(t[0] for t in tables))}); "
+                            "name the game with --preset")
+    if tables:
+        args.preset, columns, dice, joker = tables.pop()
+        args.columns = ",".join(columns) if args.columns is None else args.columns
+        args.dice = dice if args.dice is None else args.dice
+        args.joker = joker if args.joker is None else args.joker
 
 
 def layer_sizes(text: str) -> tuple[int, ...]:
@@ -167,14 +213,14 @@ def layer_sizes(text: str) -> tuple[int, ...]:
     parts = text.split(",")
     size = integer(1, 4096)
     if not 1 <= len(parts) <= 8:
-        raise ArgumentError(f"{text!r}: give 1 to 8 hidden layer sizes, comma-separated")
+        raise ArgumentError(f"{shown(text)}: give 1 to 8 hidden layer sizes, comma-separated")
     try:
         return tuple(size(part) for part in parts)
     except ArgumentError as error:
-        raise ArgumentError(f"hidden layer sizes {text!r}: {error}") from None
+        raise ArgumentError(f"hidden layer sizes {shown(text)}: {error}") from None
 
 
-_DECIMAL = re.compile(r"\s*\+?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*")  # ASCII, not negative
+_DECIMAL = re.compile(r"[ \t]*\+?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[ \t]*")  # ASCII, not negative
 
 
 def learning_rate(text: str) -> float:
@@ -183,18 +229,18 @@ def learning_rate(text: str) -> float:
         value = float(text)
         if 0 < value <= 1:
             return value
-    raise ArgumentError(f"{text!r} is not a learning rate above 0 and at most 1")
+    raise ArgumentError(f"{shown(text)} is not a learning rate above 0 and at most 1")
 
 
 def fraction(text: str) -> float:
     """A number from 0 up to (not including) 1, in ASCII."""
     if _DECIMAL.fullmatch(text) and 0 <= float(text) < 1:
         return float(text)
-    raise ArgumentError(f"{text!r} is not a number from 0 to below 1")
+    raise ArgumentError(f"{shown(text)} is not a number from 0 to below 1")
 
 
 def unit_interval(text: str) -> float:
     """A number from 0 to 1, both included, in ASCII."""
     if _DECIMAL.fullmatch(text) and 0 <= float(text) <= 1:
         return float(text)
-    raise ArgumentError(f"{text!r} is not a number from 0 to 1")
+    raise ArgumentError(f"{shown(text)} is not a number from 0 to 1")

@@ -59,20 +59,20 @@ def run(args: argparse.Namespace) -> int:
         except (YambError, TypeError, AttributeError) as error:  # a bad move, or a value of the wrong type
             raise SaveFileError(f"{args.load} is damaged: {error}") from None
         seats = [Seat(**seat) for seat in seat_dicts]
-        console.print(f"resuming {args.load}")
+        header = f"resuming {args.load}"
     else:
-        args.preset = args.preset or "yamb"
         args.humans = 1 if args.humans is None else args.humans
         args.bots = 1 if args.bots is None else args.bots
         if args.humans + args.bots < 1:
             raise YambError("--humans and --bots are both 0: someone must play")
-        layout = layout_from(args, players=args.humans + args.bots)
+        layout = layout_from(args, players=args.humans + args.bots, named=(bot,))
         seed = secrets.randbelow(2**32) if args.seed is None else args.seed
         game = Game(layout.rules, layout.columns, layout.players, seed=seed)
         seats = [Seat("You" if args.humans == 1 else f"Player {i + 1}") for i in range(args.humans)]
         seats += [Seat(bot if args.bots == 1 else f"{bot} {i + 1}", bot) for i in range(args.bots)]
-        console.print(f"yamb play: {layout.rules.name} [{', '.join(layout.columns)}], seed {seed}")
+        header = f"yamb play: {layout.rules.name} [{', '.join(layout.columns)}], seed {seed}"
     save = args.save or args.load
     session = Session(game, seats, console, hint_bot=bot, save_path=None if save is None else Path(save),
-                      hints=args.hints, coach=None if args.no_coach else coach_for(game.layout, args.coach))
+                      hints=args.hints, coach=None if args.no_coach else coach_for(game.layout, args.coach))  # the bots are loaded (or refused in one line) before anything is shown
+    console.print(header)
     return session.run()

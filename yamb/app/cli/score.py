@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from yamb.app.cli.options import ArgumentError, add_rules_arguments, rules_from, whole_number
-from yamb.errors import InvalidDiceError
+from yamb.errors import InvalidDiceError, shown
 
 HELP = "print the score of dice in a row, e.g. yamb score full_house 2 2 3 3 3"
 
@@ -23,6 +23,6 @@ def run(args: argparse.Namespace) -> int:
         try:
             values.append(whole_number(text))
         except ArgumentError:
-            raise InvalidDiceError(f"die value {text!r} is not an integer from 1 to 6") from None
+            raise InvalidDiceError(f"die value {shown(text)} is not an integer from 1 to 6") from None
     print(rules.score(args.row, values))
     return 0

@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
 
     from robo_players.registry import make_player
     from robo_players.simulate import simulate, summary
-    layout = layout_from(args)
+    layout = layout_from(args, named=(args.player,))
     player = make_player(args.player, layout)
     start = time.perf_counter()
     errors = Console(stderr=True)  # progress on stderr, so shown with --json too; nothing off a terminal

@@ -1,7 +1,8 @@
 """``yamb sweep``: an Optuna study over evolution settings; ``yamb sweep report DIR`` shows what it found.
 
 ``yamb sweep [DIR] --trials N`` runs (or continues) the sweep in ``DIR``
-(default ``sweeps/<preset>``) until ``N`` trials are complete or pruned.
+(default ``sweeps/<recipe>``) until ``N`` trials are complete or pruned. ``--recipe``
+names the search space (``quick``, ``full``), ``--preset`` the game, as in ``yamb evolve``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ DEFAULT_TOP = 10
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("words", nargs="*", metavar="[report] DIR",
-                        help="the sweep directory (default sweeps/<preset>); 'report DIR' shows a sweep")
+                        help="the sweep directory (default sweeps/<recipe>); 'report DIR' shows a sweep")
     parser.add_argument("--trials", type=arg(options.integer(1, 1_000_000)), default=None,
                         help=f"finished (complete or pruned) trials to reach (default {DEFAULT_TRIALS})")
     parser.add_argument("--workers", type=arg(options.workers), default=None, help="worker processes on this machine (default 1)")
@@ -27,7 +28,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default DIR/sweep.db)")
     parser.add_argument("--pruner", default=None, help="median (default), hyperband or none")
     parser.add_argument("--seed", type=arg(options.seed), default=None, help="seed of the sampler and of every run (default 0)")
-    parser.add_argument("--preset", default=None, help="search space: quick (default, minutes) or full (hours)")
+    parser.add_argument("--recipe", default=None,
+                        help="search space: quick (default, minutes; evolve's quick recipe, the search-guided "
+                             "player) or full (hours)")
+    parser.add_argument("--preset", default=None, metavar="GAME",
+                        help="the game of every trial: yamb (default), jamb6, yatzy or yahtzee (new sweeps)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="an evolution setting every trial keeps, e.g. --set game=yatzy (new sweeps)")
     parser.add_argument("--top", type=arg(options.integer(1, 1_000_000)), default=DEFAULT_TOP, help=f"best trials shown (default {DEFAULT_TOP})")
@@ -43,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     if words[:1] == ["report"]:
         if len(words) != 2:
             raise SweepError("usage: yamb sweep report DIR")
-        given = [name for name in ("trials", "workers", "storage", "pruner", "seed", "preset")
+        given = [name for name in ("trials", "workers", "storage", "pruner", "seed", "recipe", "preset")
                  if getattr(args, name) is not None]
         if args.set:
             given.append("set")
@@ -66,14 +71,19 @@ def sweep(args: argparse.Namespace, directory: str | None) -> int:
     from evolution.sweep import run_sweep
     from evolution.sweep_study import SweepError, settle_settings
 
-    path = Path(directory or f"sweeps/{args.preset or 'quick'}")
+    _old_preset(args)
+    path = Path(directory or f"sweeps/{args.recipe or 'quick'}")
     fixed = dict(parse_assignment(text) for text in args.set)
-    settings = settle_settings(path, {"preset": args.preset, "pruner": args.pruner, "seed": args.seed,
+    if args.preset is not None:
+        if "game" in fixed:
+            raise SweepError(f"--preset {args.preset} and --set game={fixed['game']} both set the game; give it once")
+        fixed["game"] = args.preset
+    settings = settle_settings(path, {"preset": args.recipe, "pruner": args.pruner, "seed": args.seed,
                                       "storage": args.storage}, fixed)
     trials = DEFAULT_TRIALS if args.trials is None else args.trials
     console = Console()
     fixed_text = "".join(f", {key}={value}" for key, value in settings.space.settings.items())
-    console.print(f"sweep {path}: preset {settings.preset}{fixed_text}, pruner {settings.pruner}, "
+    console.print(f"sweep {path}: recipe {settings.preset}{fixed_text}, pruner {settings.pruner}, "
                   f"seed {settings.seed}, study {settings.study!r} in {settings.storage or path / 'sweep.db'}")
     columns = (TextColumn("[bold]trials"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.description}"))
@@ -97,6 +107,20 @@ def sweep(args: argparse.Namespace, directory: str | None) -> int:
     return 0
 
 
+def _old_preset(args: argparse.Namespace) -> None:
+    """``--preset RECIPE``, the spelling before ``--recipe``: read as ``--recipe`` with a one-line note."""
+    from evolution.sweep_space import SPACES
+    from evolution.sweep_study import SweepError
+
+    if args.preset in SPACES:
+        if args.recipe is not None:
+            raise SweepError(f"--preset names the game, not a search space like {args.preset!r}; "
+                             "give the space once, as --recipe")
+        options.note("sweep", f"--preset {args.preset} is read as --recipe {args.preset} "
+                              "(--preset names the game: yamb, jamb6, yatzy or yahtzee)")
+        args.recipe, args.preset = args.preset, None
+
+
 def print_best(console, study, top: int) -> None:
     """The trial counts and a table of the best complete trials."""
     from rich.table import Table
@@ -105,11 +129,16 @@ def print_best(console, study, top: int) -> None:
 
     counts = ", ".join(f"{n} {state}" for state, n in sorted(state_counts(study).items()))
     table = Table(title=f"study {study.study_name}: {counts}")
+    rows = [trial_row(trial) for trial in best_trials(study, top)]
+    for row in rows:  # a parameter a line, each whole (no "es_learning_rate=0.0" / "0189")
+        row[3] = row[3].replace(" ", "\n")
+    widest = max((len(line) for row in rows for line in row[3].splitlines()), default=10)
     for name, justify in (("trial", "right"), ("mean score", "right"), ("generations", "right"),
                           ("parameters", "left"), ("run directory", "left")):
-        table.add_column(name, justify=justify, overflow="fold")
-    for trial in best_trials(study, top):
-        table.add_row(*trial_row(trial))
+        table.add_column(name, justify=justify, overflow="fold", no_wrap=name == "mean score",
+                         min_width=widest if name == "parameters" else None)
+    for row in rows:
+        table.add_row(*row)
     console.print(table)
 
 

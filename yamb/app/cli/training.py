@@ -46,7 +46,7 @@ def start_training(args: argparse.Namespace, player: str) -> tuple[Layout, Playe
 
     format_of(args.out)  # an unknown suffix fails now, not after the training
     init_worker(args.threads)
-    layout = layout_from(args)
+    layout = layout_from(args, named=(player,))
     return layout, make_player(player, layout)
 
 

@@ -23,7 +23,7 @@ HINT = "?"
 STOP_WORDS = ("fill", "stop", "s")
 REROLL_WORDS = ("none", "-", "r")
 NO_WORDS = ("", "no", "n")
-KEEP_HELP = "positions to keep (1 3 4), faces after f (f 6 6 6), none to reroll all, fill to stop"
+KEEP_HELP = "positions to keep (1 3 4), faces (f 6 6 6), none rerolls all, fill stops"
 
 
 class InputError(YambError):
@@ -31,12 +31,16 @@ class InputError(YambError):
 
 
 def ask(console: Console, prompt: str, parse: Callable[[str], T], hint: Callable[[], str],
-        others: Callable[[], None] | None = None) -> T:
-    """Prompt until ``parse`` accepts the answer; ``?`` prints ``hint()`` instead, ``=`` calls ``others``."""
+        others: Callable[[], None] | None = None, say: Callable[[Text], None] | None = None) -> T:
+    """Prompt until ``parse`` accepts the answer; ``?`` shows ``hint()`` instead, ``=`` calls ``others``.
+
+    ``say`` shows the hint, or why an answer was refused (printed under the prompt by default).
+    """
+    say = say or console.print
     while True:
         text = console.input(prompt).strip()
         if text == HINT:
-            console.print(Text(hint(), style="cyan"))
+            say(Text(hint(), style="cyan"))
             continue
         if text == OTHERS_KEY and others is not None:
             others()
@@ -44,7 +48,7 @@ def ask(console: Console, prompt: str, parse: Callable[[str], T], hint: Callable
         try:
             return parse(text)
         except YambError as error:
-            console.print(Text(f"{error}; try again", style="red"))
+            say(Text(f"{error}; try again", style="red"))
 
 
 def parse_keep(text: str, shown: tuple[int, ...]) -> tuple[int, ...] | None:

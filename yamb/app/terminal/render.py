@@ -15,6 +15,7 @@ where it fits, under them otherwise.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
 from rich.columns import Columns
 from rich.console import Console, Group, RenderableType
@@ -78,16 +79,20 @@ def short_labels(labels: list[str]) -> list[str]:
     return [cut(label) for label in labels]
 
 
-def sheet_table(rows: tuple[str, ...], sheet: Sheet, compact: bool = False) -> Table:
-    """The score sheet of one player as a rich table; columns are numbered as typed at the prompts.
+class Style(Enum):
+    """How much room a sheet takes, from the most to the least."""
 
-    ``compact`` draws it without borders or title (the name heads the row names) and with
-    short column names, for small terminals.
-    """
+    BOXED = "boxed"  # borders and a title, as on paper
+    COMPACT = "compact"  # no borders; the name heads the row names; short column names
+    TIGHT = "tight"  # compact, and of the computed rows only the total
+
+
+def sheet_table(rows: tuple[str, ...], sheet: Sheet, style: Style = Style.BOXED) -> Table:
+    """The score sheet of one player as a rich table; columns are numbered as typed at the prompts."""
     labels = list(sheet.table)
     computed = computed_rows(sheet.table, rows)
     title = f"{sheet.name} ◀" if sheet.to_move else sheet.name
-    if compact:
+    if style is not Style.BOXED:
         table = Table(box=None, padding=(0, 1), pad_edge=False,
                       header_style="bold underline" if sheet.to_move else "underline")
         table.add_column(title)
@@ -100,6 +105,8 @@ def sheet_table(rows: tuple[str, ...], sheet: Sheet, compact: bool = False) -> T
         table.add_column(f"{c + 1} {label}", justify="right")
     table.add_column("Σ", justify="right")
     for name, number in sheet_rows(rows, computed):
+        if style is Style.TIGHT and number is None and name != "total":
+            continue
         if number is not None:
             values = [_cell_text(sheet, Cell(label, name), sheet.table[label][name]) for label in labels]
             table.add_row(f"{number:>2} {name}", *values, "")
@@ -116,12 +123,12 @@ def sheet_table(rows: tuple[str, ...], sheet: Sheet, compact: bool = False) -> T
 def every_sheet(console: Console, rows: tuple[str, ...], sheets: list[Sheet], below: int) -> RenderableType:
     """Every sheet in ``sheets``: side by side, boxed where that fits with ``below`` lines under them,
     else compact."""
-    for compact in (False, True):
-        row = _sheets_row(rows, sheets, compact)
+    for style in (Style.BOXED, Style.COMPACT):
+        row = _sheets_row(rows, sheets, style)
         width = _width(console, row)
-        if width <= console.width and (compact or _height(console, row, width) + below <= console.height):
+        if width <= console.width and (style is Style.COMPACT or _height(console, row, width) + below <= console.height):
             return row
-    return Columns([sheet_table(rows, s, compact=True) for s in sheets], padding=(0, GAP))
+    return Columns([sheet_table(rows, s, Style.COMPACT) for s in sheets], padding=(0, GAP))
 
 
 def dice_table(shown: tuple[int, ...]) -> Table:
@@ -135,17 +142,27 @@ def dice_table(shown: tuple[int, ...]) -> Table:
     return table
 
 
-def _panel_lines(panel: Panel) -> list[RenderableType]:
-    """The panel without its notes: the parts that must not wrap."""
-    return [Text(panel.status, style="bold"), dice_table(panel.dice), *(Text(line) for line in panel.others)]
+def _panel_parts(panel: Panel) -> tuple[list[RenderableType], list[RenderableType]]:
+    """The panel as two stacks: the turn (status and dice), and the others' lines; neither may wrap."""
+    return [Text(panel.status, style="bold"), dice_table(panel.dice)], [Text(line) for line in panel.others]
 
 
-def _sheets_row(rows: tuple[str, ...], sheets: list[Sheet], compact: bool) -> Table:
+def _sheets_row(rows: tuple[str, ...], sheets: list[Sheet], style: Style) -> Table:
     """Sheets side by side."""
     grid = Table.grid(padding=(0, GAP))
     for sheet in sheets:
         grid.add_column(no_wrap=True)
-    grid.add_row(*(sheet_table(rows, sheet, compact) for sheet in sheets))
+    grid.add_row(*(sheet_table(rows, sheet, style) for sheet in sheets))
+    return grid
+
+
+def _side_by_side(*parts: RenderableType, last_width: int | None = None) -> Table:
+    """``parts`` in a row, ``GAP`` apart; the last one wraps to ``last_width``."""
+    grid = Table.grid(padding=(0, GAP))
+    for _ in parts[:-1]:
+        grid.add_column(no_wrap=True)
+    grid.add_column(width=last_width)
+    grid.add_row(*parts)
     return grid
 
 
@@ -158,34 +175,45 @@ def _height(console: Console, renderable: RenderableType, width: int) -> int:
     return len(console.render_lines(renderable, console.options.update_width(width), pad=False))
 
 
+def _arrangements(console: Console, sheet_row: Table, panel: Panel) -> list[RenderableType]:
+    """The sheets with the panel right of them where it fits, and with the panel under them: the turn
+    and the others' lines side by side where they fit, the notes under all."""
+    width = console.width
+    turn, others = _panel_parts(panel)
+    fixed = max(_width(console, part) for part in turn + others)
+    room = width - _width(console, sheet_row) - GAP
+    out: list[RenderableType] = []
+    if room >= fixed:
+        out.append(_side_by_side(sheet_row, Group(*turn, *others, *panel.notes), last_width=room))
+    turn_width = max(_width(console, part) for part in turn)
+    if others and turn_width + GAP + max(_width(console, part) for part in others) <= width:
+        under: list[RenderableType] = [_side_by_side(Group(*turn), Group(*others))]
+    else:
+        under = [*turn, *others]
+    out.append(Group(sheet_row, *under, *panel.notes))
+    return out
+
+
 def screen(console: Console, rows: tuple[str, ...], sheets: list[Sheet], panel: Panel,
            below: int) -> RenderableType:
     """The sheets and the panel, arranged to fit the console with ``below`` lines to spare under them.
 
     Tried in order, the first that fits wins: every sheet boxed, then every sheet compact,
-    then only the sheet of the player to move (the others' lines join the panel); each with
-    the panel right of the sheets, then under them. The last is used when none fits.
+    then only the sheet of the player to move (the others' lines join the panel), compact and
+    then tight; each with the panel right of the sheets, then under them. The last is used
+    when none fits.
     """
-    width, height = console.size
     mover = [s for s in sheets if s.to_move] or sheets[:1]
     summary = tuple(f"{s.name}: {s.score}" for s in sheets if s not in mover)
     summary += (f"({OTHERS_KEY} shows their sheets)",) if summary else ()
     summarised = Panel(panel.status, panel.dice, panel.others + summary, panel.notes)
-    choices = [(sheets, False, panel), (sheets, True, panel), (mover, True, summarised)]
-    arrangement: RenderableType = Text("")
-    for shown, compact, part in choices:
-        sheet_row = _sheets_row(rows, shown, compact)
-        fixed = _panel_lines(part)
-        room = width - _width(console, sheet_row) - GAP
-        arrangements = []
-        if room >= max(_width(console, line) for line in fixed):
-            beside = Table.grid(padding=(0, GAP))
-            beside.add_column(no_wrap=True)
-            beside.add_column(width=room)
-            beside.add_row(sheet_row, Group(*fixed, *part.notes))
-            arrangements.append(beside)
-        arrangements.append(Group(sheet_row, *fixed, *part.notes))
-        for arrangement in arrangements:
-            if _width(console, sheet_row) <= width and _height(console, arrangement, width) + below <= height:
+    choices = [(sheets, Style.BOXED, panel), (sheets, Style.COMPACT, panel),
+               (mover, Style.COMPACT, summarised), (mover, Style.TIGHT, summarised)]
+    for shown, style, part in choices:
+        sheet_row = _sheets_row(rows, shown, style)
+        if _width(console, sheet_row) > console.width and style is not Style.TIGHT:
+            continue
+        for arrangement in _arrangements(console, sheet_row, part):
+            if _height(console, arrangement, console.width) + below <= console.height:
                 return arrangement
     return arrangement

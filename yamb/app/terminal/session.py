@@ -70,6 +70,7 @@ class Session:
         self._notes: tuple[Text, ...] = ()  # the hint shown in the panel during a person's step
         self._others_shown = False  # the ``=`` key showed the other sheets last
         self._help = Text("")  # how to answer the prompt being asked
+        self._message: Text | None = None  # a hint asked for, or why an answer was refused, until the next prompt
 
     # ----------------------------------------------------------------- the loop
     def run(self) -> int:
@@ -186,8 +187,14 @@ class Session:
     def _ask(self, name: str, how: str, parse: Callable[[str], T]) -> T:
         """Show the board and how to answer, then prompt ``name> `` until ``parse`` accepts."""
         self._help = Text(f"{name}: {how}", style="dim")
+        self._message = None
         self._show_screen()
-        return ask(self.console, f"{name}> ", parse, self._hint, others=self._toggle_others)
+        return ask(self.console, f"{name}> ", parse, self._hint, others=self._toggle_others, say=self._tell)
+
+    def _tell(self, message: Text) -> None:
+        """Show the screen again with ``message`` (a hint asked for, an answer refused) in the panel."""
+        self._message = None if message in self._notes else message
+        self._show_screen()
 
     def _sheets(self, live: bool) -> list[Sheet]:
         """Every player's sheet; with ``live`` the mover's shows the cells open to them now."""
@@ -212,7 +219,8 @@ class Session:
             status += f" · announced {cell_text(game.announced)}"
         if game.must_answer is not None:
             status += f" · must answer {cell_text(game.must_answer)}"
-        panel = Panel(status, self.shown, notes=self._notes)
+        notes = self._notes if self._message is None else (*self._notes, self._message)
+        panel = Panel(status, self.shown, notes=notes)
         below = len(self.console.render_lines(self._help, pad=False)) + 1
         self.console.print(screen(self.console, game.rows, self._sheets(live=True), panel, below))
         self.console.print(self._help)

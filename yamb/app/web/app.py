@@ -2,17 +2,22 @@
 
 ``create_app(settings)`` builds a FastAPI application around one SQLite store
 (``yamb.app.web.store``), the bots (``yamb.app.seats``) and the runs directory
-(``yamb.app.web.runs``). Bad input of any kind gets a 4xx JSON answer
-``{"detail": "..."}``: 400 with the engine's message for an illegal move or an
-impossible table, 404 for an unknown game or run, 409 for a move that is not
-the caller's to make, 413 for a body over ``max_body_bytes``, 422 for JSON that
-does not fit the models, 429 when ``max_open_games`` are open.
+(``yamb.app.web.runs``), behind the guards of ``yamb.app.web.guards``. Bad
+input of any kind gets a 4xx JSON answer ``{"detail": "..."}``: 400 with the
+engine's message for an illegal move or an impossible table (or a body that is
+not strict JSON), 404 for an unknown game or run, 409 for a move that is not
+the caller's to make or was meant for another state of the game, 413 for a
+body over ``max_body_bytes``, 421 for a Host the server does not answer for,
+422 for JSON that does not fit the models, 429 when ``max_open_games`` are
+open. A store that cannot be used answers 507 (full), 503 or 500 (damaged)
+with the reason, printed once on the server's standard error too.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -21,19 +26,40 @@ from importlib.resources import files
 from pathlib import Path
 
 from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 
 from yamb.app.seats import Bots
 from yamb.app.web.games import ConflictError, Games, NotFoundError, TooManyGamesError, run_out
-from yamb.app.web.models import ErrorOut, GameOut, HintOut, MoveIn, NewGame, Options, ReviewOut, RunDetail, RunOut, Step
-from yamb.app.web.runs import RunList, read_curve
-from yamb.app.web.store import GameStore
+from yamb.app.web.guards import BodyCheck, HostCheck, SecurityHeaders
+from yamb.app.web.models import (BotStep, ErrorOut, GameOut, HintOut, MoveIn, NewGame, Options, ReviewOut, RunDetail, RunOut,
+                                 Step)
+from yamb.app.web.runs import RunList, read_logbook
+from yamb.app.web.store import GameStore, StoreError
 from yamb.errors import YambError
 
 STATIC = Path(str(files("yamb.app.web") / "static"))
 ERRORS = {NotFoundError: 404, ConflictError: 409, TooManyGamesError: 429, YambError: 400}
-ERROR_RESPONSES = {code: {"model": ErrorOut} for code in (400, 404, 409, 413, 429)}
+ERROR_RESPONSES = {code: {"model": ErrorOut} for code in (400, 404, 409, 413, 421, 429, 500, 503, 507)}
+# Swagger UI at /api/docs: its script and style from the fastapi-offline package (nothing from the network),
+# started by a script file of ours (the content-security policy allows no inline script)
+SWAGGER_ASSETS = Path(str(files("fastapi_offline") / "static"))
+SWAGGER_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>yamb · API</title>
+<link rel="stylesheet" href="/api/docs/static/swagger-ui.css">
+<link rel="icon" href="/api/docs/static/favicon.png">
+<script src="/api/docs/static/swagger-ui-bundle.js" defer></script>
+<script src="/api/docs/start.js" defer></script>
+</head>
+<body><div id="swagger-ui"></div></body>
+</html>
+"""
+SWAGGER_START = """SwaggerUIBundle({url: "/openapi.json", dom_id: "#swagger-ui", layout: "BaseLayout", deepLinking: true,
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIBundle.SwaggerUIStandalonePreset]});
+"""
 
 
 def default_db() -> Path:
@@ -51,51 +77,23 @@ class Settings:
     max_open_games: int = 1000
     max_body_bytes: int = 16 * 1024
     idle_seconds: float = 7 * 24 * 3600  # an unfinished game nobody moved in for a week is dropped
+    # the Host names answered (``HostCheck``): ``name:port`` or ``name`` (any port); None answers any Host
+    # (an app the caller serves itself, as the tests' client does; ``yamb serve`` always names them)
+    hosts: frozenset[str] | None = None
+    port: int = 0  # the server's port, for ``ip_literals``
+    ip_literals: bool = False  # also answer any IP address as Host on ``port`` (a server bound to every address)
 
 
-class BodyLimit:
-    """ASGI middleware: a request body over ``limit`` bytes gets 413 before the app reads it.
+class Reporter:
+    """Prints a store's failure on standard error in one line, once until the next different one."""
 
-    The body is read here (at most ``limit + 1`` bytes), then handed to the app."""
+    def __init__(self) -> None:
+        self.last = ""
 
-    def __init__(self, app, limit: int) -> None:
-        self.app = app
-        self.limit = limit
-
-    async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        length = dict(scope["headers"]).get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.limit):
-            await self._refuse(send)
-            return
-        body, more = b"", True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                await self.app(scope, receive, send)  # the client went away: let the app see it
-                return
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-            if len(body) > self.limit:
-                await self._refuse(send)
-                return
-        sent = False
-
-        async def replay():
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
-
-    async def _refuse(self, send) -> None:
-        response = JSONResponse({"detail": f"request body over {self.limit} bytes"}, status_code=413)
-        await send({"type": "http.response.start", "status": 413, "headers": response.raw_headers})
-        await send({"type": "http.response.body", "body": response.body})
+    def __call__(self, message: str) -> None:
+        if message != self.last:
+            self.last = message
+            print(f"yamb serve: {message}", file=sys.stderr, flush=True)
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -121,14 +119,24 @@ def create_app(settings: Settings) -> FastAPI:
         store.close()
 
     app = FastAPI(title="yamb", version="1", description="Play Yamb, Yatzy and Yahtzee against evolved bots.",
-                  responses=ERROR_RESPONSES, docs_url="/api/docs", redoc_url=None, lifespan=lifespan)
+                  responses=ERROR_RESPONSES, docs_url=None, redoc_url=None, lifespan=lifespan)
     app.state.games = games
-    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    app.add_middleware(BodyCheck, limit=settings.max_body_bytes)
+    if settings.hosts is not None:
+        app.add_middleware(HostCheck, names=settings.hosts, port=settings.port, ip_literals=settings.ip_literals)
+    app.add_middleware(SecurityHeaders)
 
     for error, status in ERRORS.items():
         def handler(request: Request, exc: YambError, status: int = status) -> JSONResponse:
             return JSONResponse({"detail": str(exc)}, status_code=status)
         app.add_exception_handler(error, handler)
+
+    report = Reporter()
+
+    def store_failed(request: Request, exc: StoreError) -> JSONResponse:
+        report(str(exc))
+        return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+    app.add_exception_handler(StoreError, store_failed)
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
@@ -139,6 +147,15 @@ def create_app(settings: Settings) -> FastAPI:
         return FileResponse(STATIC / "runs.html")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.mount("/api/docs/static", StaticFiles(directory=SWAGGER_ASSETS), name="docs")
+
+    @app.get("/api/docs", include_in_schema=False)
+    def docs() -> HTMLResponse:
+        return HTMLResponse(SWAGGER_PAGE)
+
+    @app.get("/api/docs/start.js", include_in_schema=False)
+    def docs_start() -> PlainTextResponse:
+        return PlainTextResponse(SWAGGER_START, media_type="text/javascript")
 
     @app.get("/api/options", response_model=Options)
     async def options() -> Options:
@@ -168,7 +185,11 @@ def create_app(settings: Settings) -> FastAPI:
         """A person's move: ``roll`` keeping ``keep`` (faces), ``fill`` or ``announce`` a cell."""
         return await queued(games.move, game_id, move)
 
-    game_route("POST", "/bot", "bot_step", games.bot_step, GameOut, "One step (one action) of the bot to move.")
+    @app.post("/api/games/{game_id}/bot", response_model=GameOut)
+    async def bot_step(game_id: str, step: BotStep | None = None) -> GameOut:
+        """One step (one action) of the bot to move; with ``{"moves": N}``, only from the state after N moves."""
+        return await queued(games.bot_step, game_id, None if step is None else step.moves)
+
     game_route("GET", "/hint", "hint", games.hint, HintOut,
                "What the game's bot would do in the mover's place, and its value of every open cell.")
 
@@ -192,8 +213,11 @@ def create_app(settings: Settings) -> FastAPI:
             listed = {run.name: run for run in runs.runs()}
             if name not in listed:
                 raise NotFoundError(f"no run {name!r}")
-            return {**run_out(listed[name]), "curve": read_curve(runs.directory(name)),
-                    "table": runs.best_table(name)}
+            table, problem = runs.best_table(name)
+            run = run_out(listed[name])
+            if problem:
+                run["problem"] = "; ".join(p for p in (run["problem"], problem) if p)
+            return {**run, "curve": read_logbook(runs.directory(name)).curve, "table": table}
         return await queued(detail)
 
     return app

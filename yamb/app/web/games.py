@@ -141,7 +141,7 @@ class Games:
         """Every move of a game, first to last."""
         with self._lock:
             live = self._load(game_id)
-            return [Step(**entry) for entry in self.store.log(game_id, live.moves)]
+            return [Step(**entry) for entry in self.store.log(game_id, live.moves, live.moves)]
 
     def _view(self, game_id: str, live: Live) -> GameOut:
         game, seats = live.game, live.seats
@@ -155,7 +155,7 @@ class Games:
             id=game_id, preset=game.rules.name, dice_count=game.rules.n_dice, joker=game.rules.joker,
             kinds=list(lay.columns), columns=list(game.columns), rows=list(game.rows),
             sheet_rows=[SheetRow(name=n, number=k) for n, k in sheet_rows(game.rows, computed)],
-            seed=game.seed,
+            seed=game.seed if over else None,
             seats=[Seat(name=s["name"], bot=s["bot"], table=tables[p], score=scores[p],
                         yahtzee_bonus=game.yahtzee_bonus(p)) for p, s in enumerate(seats)],
             over=over, moves=live.moves, to_move=None if over else game.player,
@@ -168,7 +168,7 @@ class Games:
             fillable=[CellScore(column=c.column, row=c.row, score=s) for c, s in fill_scores(game).items()]
             if person else [],
             announceable=[_cell(c) for c in game.legal_announcements()] if person else [],
-            log=[Step(**entry) for entry in self.store.log(game_id, LOG_SHOWN)],
+            log=[Step(**entry) for entry in self.store.log(game_id, live.moves, LOG_SHOWN)],
             summary=summary(game, seats) if over else None,
         )
 
@@ -217,7 +217,7 @@ class Games:
                     game.announce(move.column, move.row)
             if verdict is not None:
                 entry["coach"] = coach_note(verdict(game.history[-1]), coach)
-            self.store.add_move(game_id, live.moves, game.to_dict(), game.is_over(), entry)
+            self.store.add_move(game_id, live.moves, game.to_dict(), game.is_over(), entry, live.seats)
             live.moves += 1
         except StaleGameError:
             self._live.pop(game_id, None)
@@ -226,26 +226,31 @@ class Games:
             self._live.pop(game_id, None)
             raise
 
-    def _mover(self, game_id: str) -> Live:
+    def _mover(self, game_id: str, moves: int | None = None) -> Live:
+        """The game, to be moved from the state after ``moves`` moves (any state when None)."""
         live = self._load(game_id)
         if live.game.is_over():
             raise ConflictError("the game is over")
+        if moves is not None and moves != live.moves:
+            raise ConflictError(f"this move was meant for the game after {moves} moves; it has {live.moves} "
+                                "now: read it again")
         return live
 
     def move(self, game_id: str, move: MoveIn) -> GameOut:
         """A person's move; refused while a bot is to move."""
         with self._lock:
-            live = self._mover(game_id)
+            live = self._mover(game_id, move.moves)
             seat = live.seats[live.game.player]
             if seat["bot"] is not None:
                 raise ConflictError(f"it is {seat['name']}'s move (a bot): ask for its step instead")
             self._play(game_id, live, move, coached=True)
             return self._view(game_id, live)
 
-    def bot_step(self, game_id: str) -> GameOut:
-        """One action of the bot to move (a keep and roll, an announcement or a fill)."""
+    def bot_step(self, game_id: str, moves: int | None = None) -> GameOut:
+        """One action of the bot to move (a keep and roll, an announcement or a fill), from the state
+        after ``moves`` moves when given."""
         with self._lock:
-            live = self._mover(game_id)
+            live = self._mover(game_id, moves)
             game = live.game
             seat = live.seats[game.player]
             if seat["bot"] is None:
@@ -253,7 +258,7 @@ class Games:
             player = self.bots.player(seat["bot"], game.layout)
             with single_thread():
                 action = int(player.act(game.batch, np.zeros(1, dtype=np.int64))[0])
-            self._play(game_id, live, _move_in(decode(game, action)))
+            self._play(game_id, live, _move_in(decode(game, action), live.moves))
             return self._view(game_id, live)
 
     def hint(self, game_id: str) -> HintOut:
@@ -266,7 +271,7 @@ class Games:
             with single_thread():
                 move = decode(game, int(player.act(game.batch, np.zeros(1, dtype=np.int64))[0]))
             values = open_cell_values(player, game)
-            taken = _move_in(move)
+            taken = _move_in(move, live.moves)
             outcomes = None
             if move.kind == "keep":
                 own = game.table()
@@ -299,10 +304,11 @@ class Games:
             return self._reviews[key]
 
 
-def _move_in(move: Move) -> MoveIn:
+def _move_in(move: Move, moves: int) -> MoveIn:
+    """``move`` as a request would give it, meant for the game after ``moves`` moves."""
     if move.kind == "keep":
-        return MoveIn(kind="roll", keep=list(move.faces))
-    return MoveIn(kind=move.kind, column=move.cell.column, row=move.cell.row)
+        return MoveIn(moves=moves, kind="roll", keep=list(move.faces))
+    return MoveIn(moves=moves, kind=move.kind, column=move.cell.column, row=move.cell.row)
 
 
 def coach_note(decision: Decision, coach: Coach) -> dict:
@@ -314,4 +320,4 @@ def coach_note(decision: Decision, coach: Coach) -> dict:
 
 def run_out(run: RunInfo) -> dict:
     return {"name": run.name, "generations": run.generations, "has_best": run.has_best, "bot": run.bot,
-            "updated": run.updated, "settings": run.settings}
+            "updated": run.updated, "settings": run.settings, "problem": run.problem}

@@ -32,12 +32,22 @@ class NewGame(Strict):
 
 
 class MoveIn(Strict):
-    """A person's move: keep ``keep`` (faces) and roll the other dice, or fill or announce a cell."""
+    """A person's move: keep ``keep`` (faces) and roll the other dice, or fill or announce a cell.
+    ``moves`` is the game's number of moves the move was meant for (the ``moves`` of the state the
+    client saw): a move for another state is refused (409), so a repeated or stale request is never
+    played on dice its sender did not see."""
 
+    moves: int = Field(ge=0, le=100_000, strict=True)
     kind: Literal["roll", "fill", "announce"]
     keep: list[int] = Field(default_factory=list, max_length=6)
     column: str | None = Field(default=None, max_length=40)
     row: str | None = Field(default=None, max_length=40)
+
+
+class BotStep(Strict):
+    """Which state a bot's step is asked for: the game's number of moves the client saw."""
+
+    moves: int = Field(ge=0, le=100_000, strict=True)
 
 
 class CellOut(BaseModel):
@@ -125,7 +135,7 @@ class GameOut(BaseModel):
     columns: list[str]
     rows: list[str]
     sheet_rows: list[SheetRow]
-    seed: int
+    seed: int | None  # kept secret (None) until the game is over: it fixes every roll
     seats: list[Seat]
     over: bool
     moves: int
@@ -224,12 +234,15 @@ class PresetOut(BaseModel):
 
 
 class RunOut(BaseModel):
+    """A run directory: ``problem`` says what is damaged in it (a file that is not text or does not parse)."""
+
     name: str
     generations: int
     has_best: bool
     bot: str
     updated: float
     settings: dict
+    problem: str | None = None
 
 
 class Options(BaseModel):

@@ -64,9 +64,11 @@ async function act(body) {
   busy = true;
   showError("");
   try {
-    setGame(await api("POST", `/api/games/${game.id}/moves`, body));
+    // the move names the state it is meant for: a stale or repeated one is refused (409), then the game is read again
+    setGame(await api("POST", `/api/games/${game.id}/moves`, { moves: game.moves, ...body }));
   } catch (error) {
     showError(error.message);
+    await api("GET", `/api/games/${game.id}`).then(setGame, () => {});
   } finally {
     busy = false;
     render();
@@ -80,10 +82,11 @@ async function runBots() {
   try {
     while (game && !game.over && game.seats[game.to_move].bot) {
       await sleep(Number($("speed").value));
-      setGame(await api("POST", `/api/games/${game.id}/bot`));
+      setGame(await api("POST", `/api/games/${game.id}/bot`, { moves: game.moves }));
     }
   } catch (error) {
     showError(error.message);
+    await api("GET", `/api/games/${game.id}`).then(setGame, () => {});
   } finally {
     botsRunning = false;
   }

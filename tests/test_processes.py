@@ -1,0 +1,97 @@
+"""``yamb evolve --workers 2`` killed for real (SIGKILL, SIGTERM) leaves no worker process and no resource
+tracker; Ctrl-C (SIGINT to the whole process group, as a terminal sends it) ends it with one line.
+
+A harness process makes itself the *subreaper* of what it starts (``PR_SET_CHILD_SUBREAPER``): the run's
+workers, orphaned when the run dies, become its children, and it waits on each of them. A worker that
+outlives its parent is killed by the harness after ``SURVIVE_SECONDS`` and reported."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SURVIVE_SECONDS = 120  # the workers end within moments of their parent; this only stops a failing test
+
+HARNESS = """
+import ctypes, json, os, signal, subprocess, sys
+
+how, command = sys.argv[1], sys.argv[2:]
+assert ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+for line in run.stdout:
+    if line.startswith("gen "):  # a generation was played: the pool's workers exist
+        break
+
+def children(pid):
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        if entry.isdigit() and int(stat.rpartition(")")[2].split()[1]) == pid:
+            found.append(int(entry))
+    return found
+
+seen = children(run.pid)
+if how == "SIGINT":
+    os.killpg(run.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+else:
+    os.kill(run.pid, getattr(signal, how))
+out, err = run.communicate()
+survivors = []
+
+def kill_survivors(*_):
+    for pid in seen:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            survivors.append(pid)
+        except ProcessLookupError:
+            pass
+
+signal.signal(signal.SIGALRM, kill_survivors)
+signal.alarm(int(os.environ["SURVIVE_SECONDS"]))
+for pid in seen:
+    try:
+        os.waitpid(pid, 0)  # an orphaned worker is our child now
+    except ChildProcessError:  # its parent waited on it before it ended
+        pass
+signal.alarm(0)
+print(json.dumps({"seen": seen, "survivors": survivors, "returncode": run.returncode, "stderr": err}))
+"""
+
+
+def killed_run(tmp_path: Path, how: str) -> dict:
+    command = [sys.executable, "-m", "yamb", "evolve", "--out", str(tmp_path / "run"), "--workers", "2",
+               "--generations", "100", "--population", "4", "--games", "2", "--hidden", "2",
+               "--set", "game=yatzy", "--set", "elite=1", "--set", "hall_of_fame=1"]
+    done = subprocess.run([sys.executable, "-c", HARNESS, how, *command], check=False, capture_output=True,
+                          text=True, timeout=SURVIVE_SECONDS + 600, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "SURVIVE_SECONDS": str(SURVIVE_SECONDS)})
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["SIGKILL", "SIGTERM"])
+def test_a_killed_run_leaves_no_worker_behind(tmp_path: Path, how: str) -> None:
+    report = killed_run(tmp_path, how)
+    assert report["returncode"] == -getattr(signal, how)
+    assert len(report["seen"]) >= 2  # at least one worker and the resource tracker
+    assert report["survivors"] == []
+
+
+@pytest.mark.slow
+def test_ctrl_c_prints_one_line_and_leaves_no_worker_behind(tmp_path: Path) -> None:
+    report = killed_run(tmp_path, "SIGINT")
+    assert report["returncode"] == 130 and report["survivors"] == [] and len(report["seen"]) >= 2
+    resume = f"yamb evolve --resume {tmp_path / 'run'}"
+    assert report["stderr"].strip() == f"yamb evolve: interrupted; continue with: {resume}"

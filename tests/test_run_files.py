@@ -1,0 +1,64 @@
+"""A run directory: ``--resume`` touches nothing of a directory that is not a run, an interrupted run says
+the command that continues it, and two identical runs write the same bytes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evolution import run as run_module
+from evolution.run import evolve, start
+from tests.test_evolution import tiny
+from tests.test_faults import TINY_ARGS, one_line_error
+from yamb.app.cli import main
+
+
+def snapshot(directory: Path) -> dict[str, tuple]:
+    """Every entry of ``directory``: its bytes (files), size and modification time."""
+    return {p.name: (p.read_bytes() if p.is_file() else None, p.stat().st_mtime_ns) for p in directory.iterdir()}
+
+
+def test_resume_touches_nothing_of_a_directory_that_is_not_a_run(tmp_path: Path, capsys) -> None:
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / ".lock").write_text("another program's lock\n")
+    (foreign / f".notes.{'0' * 32}.tmp").write_text("someone's file, named like ours\n")
+    before = snapshot(foreign)
+    assert main(["evolve", "--resume", str(foreign)]) == 2
+    assert (f"yamb evolve: error: {foreign} is not a run directory of yamb evolve (it holds no config.toml); "
+            "nothing was changed") == one_line_error(capsys)
+    assert snapshot(foreign) == before
+    missing = tmp_path / "missing"
+    assert main(["evolve", "--resume", str(missing)]) == 2
+    assert f"{missing}: no such run directory" in one_line_error(capsys)
+    assert not missing.exists()
+
+
+@pytest.mark.parametrize("where", ["new_state", "warm_up"])
+def test_an_interrupted_run_names_the_command_that_continues_it(tmp_path: Path, where: str, capsys,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt  # Ctrl-C before the first checkpoint: compiling, or making generation 0
+
+    run = tmp_path / "run"
+    with monkeypatch.context() as patch:
+        patch.setattr(run_module, where, interrupt)
+        assert main(["evolve", "--out", str(run), *TINY_ARGS]) == 130
+    if where == "new_state":  # nothing was saved: the same command starts it, in the same directory
+        assert one_line_error(capsys) == ("yamb evolve: interrupted before the run saved anything; run the same "
+                                          "command to start it again")
+        assert not run.exists()
+        assert main(["evolve", "--out", str(run), *TINY_ARGS]) == 0
+    else:
+        assert one_line_error(capsys) == f"yamb evolve: interrupted; continue with: yamb evolve --resume {run}"
+        assert main(["evolve", "--resume", str(run)]) == 0
+    assert (run / "best.pt").is_file()
+
+
+def test_two_identical_runs_write_the_same_best_player_and_hall_of_fame(tmp_path: Path) -> None:
+    config = tiny()
+    for name in ("one", "two"):
+        evolve(start(config, tmp_path / name), tmp_path / name)
+    for name in ("best.pt", "hall_of_fame.npz"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name

@@ -1,0 +1,236 @@
+"""ASGI middleware around the web app: the Host a request names, the body it sends, the headers it gets back.
+
+- ``HostCheck``: a request whose ``Host`` is not one the server answers for
+  gets 421 (a page whose domain was rebound to this machine's address names
+  its own domain there), a request without one 400.
+- ``BodyCheck``: a body over ``limit`` bytes gets 413 before it is read
+  whole; a body that is not strict JSON (``NaN``, ``Infinity``, a number that
+  overflows, a lone surrogate, nesting too deep, bytes that are not UTF-8)
+  gets 400 with the reason, so the models only ever see finite numbers and
+  text that encodes.
+- ``SecurityHeaders``: every answer forbids framing, sniffing, referrers
+  and any script, style or connection that is not the server's own.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import math
+
+from fastapi.responses import JSONResponse
+
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+MAX_DEPTH = 32  # arrays and objects in a body nest this deep at most
+MAX_DIGITS = 40  # digits of a number in a body at most
+
+CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                           "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+                           "form-action 'self'; frame-ancestors 'none'")
+SECURITY_HEADERS = [
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+]
+
+
+async def refuse(send, status: int, detail: str) -> None:
+    """Answer ``status`` with ``{"detail": detail}``, without the app."""
+    response = JSONResponse({"detail": detail}, status_code=status)
+    await send({"type": "http.response.start", "status": status, "headers": response.raw_headers})
+    await send({"type": "http.response.body", "body": response.body})
+
+
+def split_host(host: str) -> tuple[str, int | None]:
+    """``"name:port"`` (``"[v6]:port"``) as (name, port); the port None when absent."""
+    name, colon, port = host.rpartition(":")
+    if not colon or name.endswith(":") or "]" in port or (host.startswith("[") and not name.endswith("]")):
+        return host, None
+    return name, int(port) if port.isascii() and port.isdigit() and len(port) <= 5 else -1
+
+
+def is_ip_literal(name: str) -> bool:
+    """Whether a Host name is an IP address (``192.0.2.1``, ``[2001:db8::1]``) rather than a domain."""
+    try:
+        ipaddress.ip_address(name[1:-1] if name.startswith("[") and name.endswith("]") else name)
+    except ValueError:
+        return False
+    return True
+
+
+class HostCheck:
+    """Answers only requests whose ``Host`` header the server answers for.
+
+    ``names`` holds ``name:port`` (that name on that port) or ``name`` (on any
+    port), lower case; ``"*"`` accepts any Host. With ``ip_literals``, any IP
+    address on ``port`` is accepted too (a rebound domain is a name, never an
+    address)."""
+
+    def __init__(self, app, names: frozenset[str], port: int, ip_literals: bool = False) -> None:
+        self.app = app
+        self.names = frozenset(name.lower() for name in names)
+        self.port = port
+        self.ip_literals = ip_literals
+
+    def allows(self, host: str) -> bool:
+        host = host.lower()
+        name, port = split_host(host)
+        port = 80 if port is None else port
+        return ("*" in self.names or f"{name}:{port}" in self.names or name in self.names
+                or (self.ip_literals and port == self.port and is_ip_literal(name)))
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        host = dict(scope["headers"]).get(b"host")
+        if host is None:
+            await refuse(send, 400, "the request names no Host")
+        elif not self.allows(host.decode("latin-1")):
+            names = sorted(n for n in self.names if n != "*")
+            await refuse(send, 421, f"this server answers for {', '.join(names)}, not for "
+                                    f"{host.decode('latin-1')!r} (yamb serve --allow-host NAME allows another name)")
+        else:
+            await self.app(scope, receive, send)
+
+
+class BodyError(ValueError):
+    """A request body that is not strict JSON."""
+
+
+def _constant(name: str) -> float:
+    raise BodyError(f"{name} is not a JSON number")
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value) or len(text) > MAX_DIGITS + 10:
+        raise BodyError(f"the number {text[:20]}{'...' if len(text) > 20 else ''} is out of range")
+    return value
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise BodyError(f"a number of {len(text.lstrip('-'))} digits is out of range (at most {MAX_DIGITS})")
+    return int(text)
+
+
+def _check(value: object, depth: int = 0) -> None:
+    """Raise ``BodyError`` for text that does not encode (a lone surrogate) or nesting over ``MAX_DEPTH``."""
+    if depth > MAX_DEPTH:
+        raise BodyError(f"the JSON nests deeper than {MAX_DEPTH}")
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise BodyError("a text holds a lone surrogate (\\ud800-\\udfff), not a character") from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check(key, depth + 1)
+            _check(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _check(item, depth + 1)
+
+
+def check_json(body: bytes) -> None:
+    """Raise ``BodyError`` unless ``body`` is strict JSON: UTF-8, finite numbers of at most ``MAX_DIGITS``
+    digits, no ``NaN``/``Infinity``, no lone surrogates, nesting at most ``MAX_DEPTH`` deep."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise BodyError(f"the body is not UTF-8 (byte {error.start})") from None
+    if text.count("[") + text.count("{") > 4 * MAX_DEPTH and _depth(text) > MAX_DEPTH:
+        raise BodyError(f"the JSON nests deeper than {MAX_DEPTH}")
+    try:
+        value = json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int)
+    except json.JSONDecodeError as error:
+        raise BodyError(f"the body is not JSON: {error}") from None
+    _check(value)
+
+
+def _depth(text: str) -> int:
+    """The deepest nesting of brackets in ``text`` outside strings (before parsing, so a deep body
+    never reaches the parser's recursion)."""
+    depth = deepest = 0
+    quoted = escaped = False
+    for char in text:
+        if quoted:
+            quoted, escaped = (escaped or char != '"'), (not escaped and char == "\\")
+        elif char == '"':
+            quoted = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+class BodyCheck:
+    """A body over ``limit`` bytes gets 413 (counted as it arrives, a declared length checked first);
+    a body that is not strict JSON gets 400 (``check_json``). The body read here is handed to the app."""
+
+    def __init__(self, app, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            await refuse(send, 413, f"request body over {self.limit} bytes")
+            return
+        body, more = b"", True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                await self.app(scope, receive, send)  # the client went away: let the app see it
+                return
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.limit:
+                await refuse(send, 413, f"request body over {self.limit} bytes")
+                return
+        if body.strip():
+            try:
+                check_json(body)
+            except BodyError as error:
+                await refuse(send, 400, str(error))
+                return
+        sent = False
+
+        async def replay():
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+class SecurityHeaders:
+    """Adds ``SECURITY_HEADERS`` to every answer (the app's own headers of the same name win)."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message) -> None:
+            if message["type"] == "http.response.start":
+                present = {name.lower() for name, _ in message.get("headers", [])}
+                extra = [(name, value) for name, value in SECURITY_HEADERS if name not in present]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
