@@ -27,13 +27,13 @@ def test_a_yatzy_game_against_a_bot_is_coached_and_reviewed(client):
     rng = np.random.default_rng(3)
     while not state["over"]:
         if state["seats"][state["to_move"]]["bot"]:
-            state = client.post(f"/api/games/{state['id']}/bot").json()
+            state = client.post(f"/api/games/{state['id']}/bot", json={"moves": state["moves"]}).json()
             continue
         if state["can_roll"] and rng.random() < 0.5:
-            body = {"kind": "roll", "keep": [d for d in state["dice"] if rng.random() < 0.5][:4]}
+            body = {"moves": state["moves"], "kind": "roll", "keep": [d for d in state["dice"] if rng.random() < 0.5][:4]}
         else:
             cell = state["fillable"][rng.integers(len(state["fillable"]))]
-            body = {"kind": "fill", "column": cell["column"], "row": cell["row"]}
+            body = {"moves": state["moves"], "kind": "fill", "column": cell["column"], "row": cell["row"]}
         response = client.post(f"/api/games/{state['id']}/moves", json=body)
         assert response.status_code == 200, response.text
         state = response.json()

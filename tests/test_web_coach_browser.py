@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.programs import require_binary
+from tests.test_web_pages_policy import RECORD_VIOLATIONS
 from tests.web_helpers import chromium, start_server
 from yamb.dice import counts_of
 
@@ -32,6 +33,7 @@ def server(browser_path, tmp_path):
 
 def test_a_blunder_is_named_at_once_and_in_the_review(server, browser_path, tmp_path):
     with chromium(tmp_path / "profile", browser_path) as page:
+        page.add_init_script(RECORD_VIOLATIONS)
         page.goto(server.url + "/")
         page.get_by_test_id("preset").select_option("yatzy")
         page.locator("#seed").fill(str(SEED))
@@ -41,7 +43,7 @@ def test_a_blunder_is_named_at_once_and_in_the_review(server, browser_path, tmp_
         game_id = page.url.split("#g=")[1]
         state = server.get(f"/api/games/{game_id}")
         assert max(counts_of(state["dice"])) < 5  # so writing the first roll in yatzy scores 0: a blunder
-        page.get_by_test_id("fill-free-yatzy").click()
+        page.get_by_test_id("fill-free-yatzy").click()  # the page sends the state it shows (its moves)
         coach = page.get_by_test_id("coach-box")
         expect(coach).to_contain_text("blunder", timeout=STEP_MS)
         expect(coach).to_contain_text("exact values")
@@ -85,3 +87,4 @@ def test_a_blunder_is_named_at_once_and_in_the_review(server, browser_path, tmp_
         expect(page.get_by_test_id("review")).to_be_hidden()
         page.get_by_test_id("review-open").click()  # from the Moves list too
         expect(page.get_by_test_id("review-biggest")).to_contain_text("fill free:yatzy", timeout=STEP_MS)
+        assert page.evaluate("window.violations") == []  # the coach and the review keep to the page's policy

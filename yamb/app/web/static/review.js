@@ -2,7 +2,7 @@
 // points each lost, and the decisions that lost most, with the better one.
 "use strict";
 
-const REVIEW_COLOURS = ["#2f5bd3", "#c2410c", "#15803d", "#7e22ce", "#0e7490", "#a16207"];
+const REVIEW_COLOURS = ["#2f5bd3", "#c2410c", "#15803d", "#7e22ce", "#0e7490", "#a16207"]; // .swatch.cN in style.css
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 function svg(tag, attrs = {}, ...children) {
@@ -45,7 +45,7 @@ function reviewBody(review) {
     el("thead", {}, el("tr", {}, el("th", {}, "player"), el("th", {}, "score"), el("th", { title: "expected points lost" }, "lost"),
       classes.map((c) => el("th", { class: c }, c)))),
     el("tbody", {}, review.players.map((p, i) => el("tr", {},
-      el("th", {}, el("i", { class: "swatch", style: `background:${REVIEW_COLOURS[i % REVIEW_COLOURS.length]}` }), p.name),
+      el("th", {}, el("i", { class: `swatch c${i % REVIEW_COLOURS.length}` }), p.name),
       el("td", {}, String(p.score)), el("td", { "data-testid": `review-loss-${p.player}` }, p.loss.toFixed(1)),
       classes.map((c) => el("td", { class: `badge-cell ${c}` }, String(p.classes[c])))))));
   const byIndex = new Map(review.decisions.map((d) => [d.index, d]));
