@@ -68,7 +68,7 @@ from yamb.rules import N_NUMBER_ROWS, Rules
 
 SUFFIX = "+lookahead"  # a player name with it: that player with the look-ahead
 SEARCH_PLAYERS = (ExpectimaxPlayer, SearchGuidedPlayer, ColumnExactPlayer)  # those with corrections to look ahead with
-MARGIN = float("inf")  # look ahead from fills within this many points of a hand's best fill
+MARGIN = 5.0  # look ahead from fills within this many points of a hand's best one-turn fill
 GAMES_AT_ONCE = 256  # games whose next tables are built together (memory: the look-ahead of 3 turns)
 
 
@@ -142,7 +142,7 @@ class LookaheadPlayer:
         self.layout = layout
         self.turns = turns
         self.margin = float(margin)
-        self.name = f"{base.name}{SUFFIX}{turns if turns != 2 else ''}"
+        self.name = f"{base.name}{SUFFIX}{turns if turns != 2 else ''}" + (f"@{margin:g}" if margin != MARGIN else "")
         self._after: weakref.WeakKeyDictionary[GameBatch, tuple] = weakref.WeakKeyDictionary()
         self._networks: dict[int, Forward] = {}
 
@@ -310,15 +310,26 @@ class LookaheadPlayer:
             return self.base.search(batch, games, self.corrections(batch, games))
 
 
-def split_name(name: str) -> tuple[str, int] | None:
-    """``(base, turns)`` of a player name ``BASE+lookahead`` (2 turns) or ``BASE+lookaheadN``
-    (N turns), else None."""
+def split_name(name: str) -> tuple[str, int, float] | None:
+    """``(base, turns, margin)`` of a player name ``BASE+lookahead`` (2 turns) or
+    ``BASE+lookaheadN`` (N turns), either followed by ``@MARGIN`` (points, or ``inf``: look ahead
+    from every fill; default ``MARGIN``), else None."""
     head, sep, tail = name.rpartition(SUFFIX)
+    tail, at, margin = tail.partition("@")
     if not sep or not head or not (tail == "" or tail.isdigit()):
         return None
-    return head, int(tail or 2)
+    if at:
+        try:
+            value = float(margin)
+        except ValueError:
+            raise YambError(f"the look-ahead's margin in {name!r} is a number of points or inf, not {margin!r}") from None
+        if not value >= 0:
+            raise YambError(f"the look-ahead's margin in {name!r} is 0 or more, not {margin}")
+        return head, int(tail or 2), value
+    return head, int(tail or 2), MARGIN
 
 
-def lookahead_player(base: Player, layout: Layout, turns: int = 2) -> LookaheadPlayer:
-    """``base`` with ``turns`` turns of look-ahead (``LookaheadPlayer``)."""
-    return LookaheadPlayer(base, layout, turns)  # type: ignore[arg-type]
+def lookahead_player(base: Player, layout: Layout, turns: int = 2, margin: float = MARGIN) -> LookaheadPlayer:
+    """``base`` with ``turns`` turns of look-ahead from the fills within ``margin`` of the best
+    (``LookaheadPlayer``)."""
+    return LookaheadPlayer(base, layout, turns, margin)  # type: ignore[arg-type]
