@@ -58,7 +58,7 @@ from robo_players.neural.player import Forward, forward_rows
 from robo_players.neural.population import Population
 from robo_players.search.correction import NO_CORRECTION, Correction
 from robo_players.search.lanes import BLOCK
-from robo_players.search.next_turn import CHUNKS_PER_THREAD, Successors, next_tables, next_values
+from robo_players.search.next_turn import CHUNKS_PER_THREAD, Successors, fill_gaps, next_tables, next_values
 from robo_players.search.tables import SearchTables
 from yamb.batch_arrays import Constants
 from yamb.engine import GameBatch, threads_for
@@ -68,6 +68,7 @@ from yamb.rules import N_NUMBER_ROWS, Rules
 
 SUFFIX = "+lookahead"  # a player name with it: that player with the look-ahead
 SEARCH_PLAYERS = (ExpectimaxPlayer, SearchGuidedPlayer, ColumnExactPlayer)  # those with corrections to look ahead with
+MARGIN = 5.0  # look ahead from fills within this many points of a hand's best one-turn fill
 GAMES_AT_ONCE = 256  # games whose next tables are built together (memory: the look-ahead of 3 turns)
 
 
@@ -123,8 +124,9 @@ class LookaheadPlayer:
     """A search player (``ExpectimaxPlayer`` or a single ``SearchGuidedPlayer``) whose endings are
     worth their one-turn value plus the value of the next turn's plan from the table they leave."""
 
-    def __init__(self, base: ExpectimaxPlayer, layout: Layout, turns: int = 2) -> None:
-        """``turns``: the turns planned, this one included (2: this turn and the next)."""
+    def __init__(self, base: ExpectimaxPlayer, layout: Layout, turns: int = 2, margin: float = MARGIN) -> None:
+        """``turns``: the turns planned, this one included (2: this turn and the next); ``margin``:
+        look ahead only from fills within it of the best fill for some hand (``inf``: from all)."""
         if type(base) not in SEARCH_PLAYERS:
             raise YambError(f"{getattr(base, 'name', base)!r} has no turn search to look ahead with; "
                             f"look-ahead works with expectimax, expectimax-played, expectimax-exact, "
@@ -134,10 +136,13 @@ class LookaheadPlayer:
             raise YambError("look-ahead plays a population of networks given as a Population only")
         if turns < 2:
             raise YambError(f"look-ahead plans 2 turns or more, not {turns}")
+        if not margin >= 0:
+            raise YambError(f"the look-ahead's margin is a number of points, 0 or more, not {margin}")
         self.base = base
         self.layout = layout
         self.turns = turns
-        self.name = f"{base.name}{SUFFIX}{turns if turns != 2 else ''}"
+        self.margin = float(margin)
+        self.name = f"{base.name}{SUFFIX}{turns if turns != 2 else ''}" + (f"@{margin:g}" if margin != MARGIN else "")
         self._after: weakref.WeakKeyDictionary[GameBatch, tuple] = weakref.WeakKeyDictionary()
         self._networks: dict[int, Forward] = {}
 
@@ -174,22 +179,45 @@ class LookaheadPlayer:
         return self._networks[m]
 
     def _ahead(self, games: np.ndarray, filled: np.ndarray, cells: np.ndarray, player: np.ndarray,
-               consts: Constants, turns: int, members: np.ndarray | None) -> np.ndarray:
+               consts: Constants, turns: int, members: np.ndarray | None, adjust: Correction) -> np.ndarray:
         """(n, C, R, LEVELS): what each ending of ``games``' current turns gains from the next
         ``turns`` turns, as ``Correction.after`` adds it: by level of a number row, else as
         intercept (and the Yahtzee row's slope). ``members``: each game's population member
-        (None: one network)."""
+        (None: one network); ``adjust``: the corrections of ``games``' tables, a row per game
+        (what the margin compares fills by)."""
         tables = self.base.tables
         nexts = next_tables(games, filled, cells, player, consts, tables)
+        ahead = self._near_best(nexts, games, filled, cells, player, consts, adjust)
         # equal next tables (of games at the same point, or reached in either order) planned once,
         # for each member of a population
         next_members = None if members is None else members[nexts.owner]
-        first, inverse = _distinct(nexts.filled, nexts.cells, next_members)
+        first, inverse = _distinct(nexts.filled[ahead], nexts.cells[ahead],
+                                   None if next_members is None else next_members[ahead])
         values = np.zeros(len(first))
         if len(first):
-            values[:] = self._start_values(nexts.layers[first], nexts.filled[first], nexts.cells[first], consts,
-                                           turns, None if next_members is None else next_members[first])
-        return self._as_after(len(games), nexts, values[inverse], tables)
+            values[:] = self._start_values(nexts.layers[ahead][first], nexts.filled[ahead][first],
+                                           nexts.cells[ahead][first], consts, turns,
+                                           None if next_members is None else next_members[ahead][first])
+        every = np.empty(len(nexts.owner))
+        every[ahead] = values[inverse]
+        if not ahead.all():  # a fill not looked ahead from: the least of its game's next values
+            least = np.full(len(games), np.inf)
+            np.minimum.at(least, nexts.owner[ahead], every[ahead])
+            every[~ahead] = least[nexts.owner[~ahead]]
+        return self._as_after(len(games), nexts, every, tables)
+
+    def _near_best(self, nexts: Successors, games: np.ndarray, filled: np.ndarray, cells: np.ndarray,
+                   player: np.ndarray, consts: Constants, adjust: Correction) -> np.ndarray:
+        """(S,) bool: the next tables looked ahead from, those of fills whose one-turn value is
+        within ``margin`` of the best fill for some hand (``fill_gaps``); every one if the margin
+        is infinite."""
+        if np.isinf(self.margin):
+            return np.ones(len(nexts.owner), dtype=bool)
+        lay = self.layout
+        gaps = np.empty((len(games), lay.n_columns, lay.n_rows, LEVELS))
+        fill_gaps(games, filled, cells, player, consts, self.base.tables, adjust, gaps)
+        n_rows = lay.n_rows
+        return gaps[nexts.owner, nexts.cell // n_rows, nexts.cell % n_rows, nexts.klass] <= self.margin
 
     def _start_values(self, layers: np.ndarray, filled: np.ndarray, cells: np.ndarray, consts: Constants,
                       turns: int, members: np.ndarray | None) -> np.ndarray:
@@ -200,7 +228,8 @@ class LookaheadPlayer:
         if turns > 1:  # the next turn looks ahead too
             outputs = adjust.outputs if len(adjust.outputs) else np.zeros((n, 2 * self.layout.n_cells),
                                                                           dtype=np.float32)
-            later = self._ahead(np.arange(n), filled, cells, np.zeros(n, dtype=np.int32), consts, turns - 1, members)
+            later = self._ahead(np.arange(n), filled, cells, np.zeros(n, dtype=np.int32), consts, turns - 1, members,
+                                adjust)
             adjust = Correction(outputs, np.arange(n, dtype=np.int64), adjust.scale, later)
         values = np.zeros(n)
         chunks = min(-(-n // BLOCK), CHUNKS_PER_THREAD * get_num_threads())
@@ -221,11 +250,21 @@ class LookaheadPlayer:
         after[o, cs, rs, 1] = (values[scored] - after[o, cs, rs, 0]) / tables.params[YZ_SCORE]
         return after
 
-    def next_values(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
+    def _own(self, batch: GameBatch, games: np.ndarray) -> Correction:
+        """The base's corrections of ``games``' tables, a row per game (none for expectimax)."""
+        if type(self.base) is ExpectimaxPlayer:
+            return NO_CORRECTION
+        own = self.base.corrections(batch, games)
+        return Correction(own.outputs, own.rows, own.scale)
+
+    def next_values(self, batch: GameBatch, games: np.ndarray, own: Correction | None = None) -> np.ndarray:
         """(n, C, R, LEVELS): what each ending of ``games``' current turns gains from the turns
         looked ahead (see ``_ahead``), ``GAMES_AT_ONCE`` games at a time; a population's member by
-        member, so that a member's chunks do not depend on the others."""
+        member, so that a member's chunks do not depend on the others. ``own``: the base's
+        corrections of ``games`` (``_own``), computed here if not given."""
         games = np.asarray(games, dtype=np.int64)
+        if own is None:
+            own = self._own(batch, games)
         lay = self.layout
         out = np.zeros((len(games), lay.n_columns, lay.n_rows, LEVELS))
         groups: list[tuple[np.ndarray, int | None]] = [(np.arange(len(games)), None)]
@@ -236,8 +275,9 @@ class LookaheadPlayer:
             for i in range(0, len(index), GAMES_AT_ONCE):
                 chunk = index[i:i + GAMES_AT_ONCE]
                 who = None if member is None else np.full(len(chunk), member, dtype=np.int64)
+                rows = own.rows[chunk] if len(own.rows) else own.rows
                 out[chunk] = self._ahead(games[chunk], batch.filled, batch.cells, batch.player, batch.constants,
-                                         self.turns - 1, who)
+                                         self.turns - 1, who, own._replace(rows=rows))
         return out
 
     @property
@@ -250,13 +290,15 @@ class LookaheadPlayer:
         corrections and the next turns' values (``Correction.after``); the latter are kept
         for the rest of each game's turn."""
         games = np.asarray(games, dtype=np.int64)
+        own = self._own(batch, games)
         after, turn = self._cache(batch)
-        stale = np.unique(games[turn[games] != batch.turn[games]])
+        stale = np.flatnonzero(turn[games] != batch.turn[games])
+        stale = stale[np.unique(games[stale], return_index=True)[1]]  # positions of the stale games, each once
         if len(stale):
-            after[stale] = self.next_values(batch, stale)
-            turn[stale] = batch.turn[stale]
-        if type(self.base) is not ExpectimaxPlayer:
-            own = self.base.corrections(batch, games)
+            rows = own.rows[stale] if len(own.rows) else own.rows
+            after[games[stale]] = self.next_values(batch, games[stale], own._replace(rows=rows))
+            turn[games[stale]] = batch.turn[games[stale]]
+        if len(own.rows):
             outputs, scale = own.outputs[own.rows], own.scale
         else:
             outputs, scale = np.zeros((len(games), 2 * self.layout.n_cells), dtype=np.float32), 1.0
@@ -268,15 +310,26 @@ class LookaheadPlayer:
             return self.base.search(batch, games, self.corrections(batch, games))
 
 
-def split_name(name: str) -> tuple[str, int] | None:
-    """``(base, turns)`` of a player name ``BASE+lookahead`` (2 turns) or ``BASE+lookaheadN``
-    (N turns), else None."""
+def split_name(name: str) -> tuple[str, int, float] | None:
+    """``(base, turns, margin)`` of a player name ``BASE+lookahead`` (2 turns) or
+    ``BASE+lookaheadN`` (N turns), either followed by ``@MARGIN`` (points, or ``inf``: look ahead
+    from every fill; default ``MARGIN``), else None."""
     head, sep, tail = name.rpartition(SUFFIX)
+    tail, at, margin = tail.partition("@")
     if not sep or not head or not (tail == "" or tail.isdigit()):
         return None
-    return head, int(tail or 2)
+    if at:
+        try:
+            value = float(margin)
+        except ValueError:
+            raise YambError(f"the look-ahead's margin in {name!r} is a number of points or inf, not {margin!r}") from None
+        if not value >= 0:
+            raise YambError(f"the look-ahead's margin in {name!r} is 0 or more, not {margin}")
+        return head, int(tail or 2), value
+    return head, int(tail or 2), MARGIN
 
 
-def lookahead_player(base: Player, layout: Layout, turns: int = 2) -> LookaheadPlayer:
-    """``base`` with ``turns`` turns of look-ahead (``LookaheadPlayer``)."""
-    return LookaheadPlayer(base, layout, turns)  # type: ignore[arg-type]
+def lookahead_player(base: Player, layout: Layout, turns: int = 2, margin: float = MARGIN) -> LookaheadPlayer:
+    """``base`` with ``turns`` turns of look-ahead from the fills within ``margin`` of the best
+    (``LookaheadPlayer``)."""
+    return LookaheadPlayer(base, layout, turns, margin)  # type: ignore[arg-type]

@@ -44,7 +44,7 @@ def make_player(name: str, layout: Layout) -> Player:
     (``robo_players.lookahead``)."""
     ahead = split_name(name)
     if ahead is not None:
-        return lookahead_player(make_player(ahead[0], layout), layout, ahead[1])
+        return lookahead_player(make_player(ahead[0], layout), layout, ahead[1], ahead[2])
     if is_weights_file(name):
         return load_player(name, layout)
     if name not in PLAYERS:

@@ -123,6 +123,61 @@ def next_tables(games, filled, cells, player, consts, tables):
     return out
 
 
+@njit(cache=True)
+def fill_gaps(games, filled, cells, player, consts, tables, adjust, gaps):
+    """``gaps[i, c, r, k]``: how far the one-turn value of filling row ``r`` of column ``c`` (a cell
+    ``games[i]``'s mover may fill this turn) falls below the best fill, for the hand of class ``k``
+    (``_classes``) it falls least below (``inf``: no such cell or hand). The cell values are
+    corrected by row ``i`` of ``adjust``; the best fill of a hand has gap 0."""
+    order, n_rows, has_jokers, yz_row = consts.order, consts.n_rows, consts.has_jokers, consts.yz_row
+    levels_t, scores_t = tables.levels_t, tables.scores_t
+    n_cols = order.shape[0]
+    n_multisets = tables.levels.shape[0]
+    plain_lin, plain_num = np.zeros((n_cols, n_rows, 2)), np.zeros((n_cols, N_NUMBER_ROWS, LEVELS))
+    lin, num = np.zeros((n_cols, n_rows, 2)), np.zeros((n_cols, N_NUMBER_ROWS, LEVELS))
+    value = np.empty((n_cols * n_rows, n_multisets))
+    best = np.empty(n_multisets)
+    cell = np.empty(n_cols * n_rows, dtype=np.int64)
+    gaps[:] = np.inf
+    for i in range(len(games)):
+        g = games[i]
+        p = player[g]
+        if _open_cells(filled, g, p, n_rows, consts.popcount) == 1:
+            continue  # the last turn: no next turn
+        best[:] = -np.inf
+        n_cells = 0
+        for c in range(n_cols):
+            own = filled[g, p, c]
+            allowed = order[c, own] & np.uint32(kernels.ROW_BITS)
+            if not allowed:
+                continue
+            column_values(filled, cells, g, p, c, tables.expected, tables.variance, tables.bonus_levels,
+                          tables.level_score, tables.params, plain_lin, plain_num)
+            corrected_column(c, own, plain_lin, plain_num, adjust, i, lin, num)
+            yamb_cell = cells[g, p, c, yz_row] if has_jokers else 0
+            for r in range(n_rows):
+                if (allowed >> np.uint32(r)) & np.uint32(1):
+                    row = value[n_cells]
+                    row[:] = -np.inf
+                    best_fills(row, c, r, own, yamb_cell, consts, tables, lin, num)
+                    for m in range(n_multisets):
+                        best[m] = max(best[m], row[m])
+                    cell[n_cells] = c * n_rows + r
+                    n_cells += 1
+        for e in range(n_cells):
+            c, r = cell[e] // n_rows, cell[e] % n_rows
+            gap = gaps[i, c, r]
+            row = value[e]
+            for m in range(n_multisets):
+                if r < N_NUMBER_ROWS:
+                    k = levels_t[r, m]
+                elif has_jokers and r == yz_row:
+                    k = 1 if scores_t[r, m] > 0 else 0
+                else:
+                    k = 0
+                gap[k] = min(gap[k], best[m] - row[m])
+
+
 @njit(cache=True, inline="always")
 def _table_values(s, filled, cells, tables, adjust, cache, lin, num):
     """The corrected values of next table ``s``'s open columns, the plain ones computed again

@@ -31,6 +31,8 @@ class SearchTables(NamedTuple):
     first_prob: np.ndarray  # (M,) chance of each hand of a first roll
     scores_t: np.ndarray  # (R, M) float64 scores, row by row
     levels_t: np.ndarray  # (R, M) levels, row by row
+    row_value_t: np.ndarray  # (L, R, M) ``row_value``, hands last
+    reach_t: np.ndarray  # (L, 6, 5, M) ``reach``, hands last
 
 
 def reach_tables(rules: Rules, levels: np.ndarray) -> np.ndarray:
@@ -49,11 +51,14 @@ def search_tables(rules: Rules, columns: tuple[str, ...]) -> SearchTables:
     model = cell_model(rules, columns)
     plans = row_plans(rules)
     dice = rules.dice
+    reach = reach_tables(rules, model.levels)
     return SearchTables(
         expected=model.expected, variance=model.variance, bonus_levels=NORMAL_BONUS, levels=model.levels,
         level_score=model.level_score, params=model.params,
-        sign=plans.sign, row_value=plans.value, reach=reach_tables(rules, model.levels),
+        sign=plans.sign, row_value=plans.value, reach=reach,
         add_die=dice.add_die, remove_die=dice.remove_die, first_prob=dice.outcome_prob[0],
         scores_t=np.ascontiguousarray(rules.scores.T, dtype=np.float64),
         levels_t=np.ascontiguousarray(model.levels.T),
+        row_value_t=np.ascontiguousarray(plans.value.transpose(0, 2, 1)),
+        reach_t=np.ascontiguousarray(reach.transpose(0, 2, 3, 1)),
     )

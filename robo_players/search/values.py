@@ -67,7 +67,22 @@ def best_fills(row, c, r, own, yamb_cell, consts, tables, lin, num):
 @njit(cache=True, inline="always")
 def best_announcements(row, c, r, left, tables, lin, num):
     """``row[m]``: the larger of itself and the value of announcing row ``r`` of column ``c``
-    holding each hand ``m`` with ``left`` rolls left."""
-    sign, row_value, reach = tables.sign, tables.row_value, tables.reach
+    holding each hand ``m`` with ``left`` rolls left (``announce_value``'s sums in its order,
+    the cell's values read once, the tables hands last)."""
+    if r < N_NUMBER_ROWS:
+        reach = tables.reach_t[left, r]
+        base = num[c, r, 0]
+        d0, d1, d2 = num[c, r, 1] - num[c, r, 0], num[c, r, 2] - num[c, r, 1], num[c, r, 3] - num[c, r, 2]
+        d3, d4 = num[c, r, 4] - num[c, r, 3], num[c, r, 5] - num[c, r, 4]
+        for m in range(len(row)):
+            v = base + reach[0, m] * d0
+            v += reach[1, m] * d1
+            v += reach[2, m] * d2
+            v += reach[3, m] * d3
+            v += reach[4, m] * d4
+            row[m] = max(row[m], v)
+        return
+    a, b = lin[c, r, 0] * tables.sign[r], lin[c, r, 1]
+    value = tables.row_value_t[left, r]
     for m in range(len(row)):
-        row[m] = max(row[m], announce_value(c, r, m, left, sign, row_value, reach, lin, num))
+        row[m] = max(row[m], a * value[m] + b)
