@@ -3,8 +3,8 @@
 The values are the search's own (``robo_players.search``): an ending (a fill, an announcement)
 is worth the change it makes to the estimated final total, corrected as the player corrects it;
 a keep is worth the expected value, over the dice it rolls, of the turn's plan from there (the
-plan the search makes, ``_queue_turn`` and ``plan_slots``); the best of them is what the search
-plays. ``estimates`` gives the estimated final total the values are changes of.
+plan the search makes, ``_queue_turn`` and ``plan_slots``; rerolling every die also opens a pure
+hand's fills where the rules have them); the best of them is what the search plays. ``estimates`` gives the estimated final total the values are changes of.
 """
 
 from __future__ import annotations
@@ -75,6 +75,11 @@ def action_values(games, state, consts, tables, adjust, out):
         for h in range(n_multisets):
             after_roll[0, 0, h] = value[1, h, 0]
         _keep_values(after_roll, 0, 0, tables.add_die, n_keeps - n_multisets, kv)
+        if consts.pure_hand:  # rerolling every die makes the hand pure (as ``plan_one`` values it)
+            s = 0.0
+            for h in range(n_multisets):
+                s += tables.first_prob[h] * max(value[1, h, 0], max(queue.options[0, 1, h], queue.pure[0, 1, h]))
+            kv[0] = s
         for k in range(n_keeps):
             out[i, n_cells + k] = kv[k]
 

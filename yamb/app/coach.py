@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
+from robo_players.coach.outcomes import KeepOutcomes, keep_outcomes
 from robo_players.coach.review import CLASSES, Decision, Review
 from robo_players.coach.values import Coach, make_coach
+from yamb.game import Game
 from yamb.layout import Layout
 
 MAX_COACHES = 8
@@ -99,3 +101,15 @@ def review_data(review: Review, names: list[str]) -> dict[str, Any]:
     for p in data["players"]:
         p["name"] = names[p["player"]]
     return data
+
+
+def keep_chances(game: Game, faces: tuple[int, ...] | list[int]) -> KeepOutcomes:
+    """The chances of the patterns of the mover's open rows after keeping ``faces`` now."""
+    own = game.table()
+    open_rows = [row for row in game.rows if any(column[row] is None for column in own.values())]
+    return keep_outcomes(game.rules, faces, game.rolls_left, open_rows)
+
+
+def chances_text(chances: KeepOutcomes) -> str:
+    """The chances by the turn's last roll, in one line."""
+    return ", ".join(f"{row.replace('_', ' ')} {100 * p:.1f}%" for row, p in chances.by_end.items())

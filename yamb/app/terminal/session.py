@@ -22,7 +22,7 @@ from rich.text import Text
 from robo_players.base import Player
 from robo_players.coach.review import prejudge, review_game
 from robo_players.coach.values import Coach
-from yamb.app.coach import loss_text, review_text, values_kind
+from yamb.app.coach import chances_text, keep_chances, loss_text, review_text, values_kind
 from yamb.app.moves import Move, cell_text, decode, faces_text, fill_scores
 from yamb.app.seats import load_bot
 from yamb.app.terminal.hand import arrange, positions_of
@@ -270,6 +270,9 @@ class Session:
         elif move.kind == "keep":
             positions = " ".join(str(i + 1) for i in positions_of(self.shown, move.faces))
             advice = f"keep {faces_text(move.faces)} (type {positions or 'none'}) and roll"
+            chances = keep_chances(self.game, move.faces)
+            if chances.by_end:
+                advice += f"; chances by the last roll: {chances_text(chances)}"
         else:
             advice = f"announce {cell_text(move.cell)}"
         return f"hint: {self.hint_bot.name} would {advice}"

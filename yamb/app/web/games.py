@@ -17,11 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robo_players.coach.outcomes import keep_outcomes
 from robo_players.coach.review import Decision, prejudge, review_game
 from robo_players.coach.values import Coach
 from robo_players.explain import open_cell_values
-from yamb.app.coach import coach_for, review_data
+from yamb.app.coach import coach_for, keep_chances, review_data
 from yamb.app.moves import Move, cell_text, decode, faces_text, fill_scores
 from yamb.app.seats import Bots, bot_names, default_bot
 from yamb.app.sheet import computed_rows, sheet_rows
@@ -274,9 +273,7 @@ class Games:
             taken = _move_in(move, live.moves)
             outcomes = None
             if move.kind == "keep":
-                own = game.table()
-                open_rows = sorted({row for column in own.values() for row in game.rows if column[row] is None})
-                chances = keep_outcomes(game.rules, move.faces, game.rolls_left, open_rows)
+                chances = keep_chances(game, move.faces)
                 outcomes = [PatternOut(row=row, next_roll=chances.next_roll[row], by_end=chances.by_end[row])
                             for row in chances.next_roll]
             return HintOut(
