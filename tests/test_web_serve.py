@@ -175,3 +175,15 @@ def test_a_damaged_database_is_named_at_start_up(tmp_path):
         assert len(errors) == 1 and f"--db {damaged} is damaged ({store.problems[0]})" in errors[0], errors
     finally:
         stop(process)
+
+
+def test_the_socket_is_tcp_so_answers_are_not_delayed():
+    """The listening socket names its protocol: asyncio sets TCP_NODELAY only on a socket whose protocol is
+    TCP, and without it each answer waited for the client's delayed ACK (~40 ms a request)."""
+    from yamb.app.cli.serve import bind
+
+    sock = bind("127.0.0.1", 0)
+    try:
+        assert sock.proto == socket.IPPROTO_TCP
+    finally:
+        sock.close()

@@ -47,8 +47,10 @@ def bind(host: str, port: int):
         found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except (socket.gaierror, UnicodeError) as error:
         raise YambError(f"--host {host}: unknown host ({getattr(error, 'strerror', None) or error})") from None
-    family, _, _, _, address = min(found, key=lambda info: info[0] != socket.AF_INET)
-    sock = socket.socket(family, socket.SOCK_STREAM)  # an IPv6 one as the system makes it (:: takes IPv4 too)
+    family, kind, protocol, _, address = min(found, key=lambda info: info[0] != socket.AF_INET)
+    # an IPv6 socket as the system makes it (:: takes IPv4 too); the protocol named (TCP), so that asyncio sets
+    # TCP_NODELAY on its connections (otherwise each answer waits ~40 ms for a delayed ACK)
+    sock = socket.socket(family, kind, protocol or socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
