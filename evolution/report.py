@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from deap import base
 
-from evolution.algorithms import play
+from evolution.algorithms import play, strategy_mean
 from evolution.evaluate import FINAL, dice_seed, reference_scores
 from evolution.individual import Individual
 from evolution.state import RunState
@@ -50,12 +50,14 @@ class FinalCheck:
 
 
 def candidates(state: RunState) -> list[Individual]:
-    """The hall of fame, then for a strategy (cma, sep-cma, es) its mean with the latest cell values (no fitness)."""
-    members = list(state.hall_of_fame)
+    """The hall of fame (or with ``accept_games``, the incumbent instead: the hall of fame's members
+    were picked by luck as much as by play), then for a strategy (cma, sep-cma, es) its mean with the
+    latest cell values (no fitness)."""
+    members = list(state.hall_of_fame) if state.incumbent is None else [Individual(state.incumbent)]
+    if state.incumbent is not None:
+        members[0].cell_values = state.incumbent.cell_values.copy()
     if state.strategy is not None:
-        mean = Individual(state.strategy.centroid)
-        mean.cell_values = state.cell_values.copy()
-        members.append(mean)
+        members.append(strategy_mean(state))
     return members
 
 

@@ -197,7 +197,7 @@ def test_config_round_trips_through_toml(tmp_path: Path) -> None:
 def test_resume_refuses_changed_settings_and_damaged_checkpoints(tmp_path: Path) -> None:
     with pytest.raises(Interrupted):
         evolve(start(tiny(), tmp_path), tmp_path, stop_after(1))
-    with pytest.raises(ConfigError, match="only generations, games, workers, threads, final_games, backend, ray_address may change"):
+    with pytest.raises(ConfigError, match="only generations, games, games_max, accept_games, workers, threads, final_games, backend, ray_address may change"):
         resume(tmp_path, {"population": 9})
     with pytest.raises(ConfigError, match="already holds a run"):
         start(tiny(), tmp_path)

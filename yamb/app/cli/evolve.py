@@ -33,7 +33,7 @@ OVERRIDES = (  # (flag, setting, type, help)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--preset", default="quick", help="run preset: quick (default, minutes), direct (the network alone), direct-imitation (with --init FILE) or full (hours)")
+    parser.add_argument("--preset", default="quick", help="run preset: quick (default, minutes), direct (the network alone), direct-imitation (with --init FILE), full (hours) or polish (on from a strong player: --init best or FILE)")
     parser.add_argument("--config", metavar="FILE", type=arg(options.input_file), help="TOML file of settings (over the preset)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--out", metavar="DIR", type=arg(options.output_dir), help="run directory (default runs/<preset>-<date>-<time>)")
@@ -50,7 +50,20 @@ def _line(state, entry: dict) -> str:
     compiled = f" (and {entry['compile_seconds']:.1f} s compiling)" if entry["compile_seconds"] else ""
     return (f"gen {entry['gen']:>3}/{c.generations}  best {entry['max']:.1f}  "
             f"mean {entry['avg']:.1f} ± {entry['std']:.1f}  worst {entry['min']:.1f}  "
-            f"expectimax {entry['expectimax']:.1f}  {entry['seconds']:.1f} s{compiled}")
+            f"expectimax {entry['expectimax']:.1f}  {entry['seconds']:.1f} s{compiled}{_noise(entry)}")
+
+
+def _noise(entry: dict) -> str:
+    """The games, noise measure and challenge of a generation, when the run handles noise."""
+    if "accepted" not in entry:
+        return ""
+    words = [f"  games {entry['games']}"]
+    if entry["noise"] == entry["noise"]:
+        words.append(f"noise {entry['noise']:+.2f}")
+    if entry["challenger"] == entry["challenger"]:
+        words.append(f"challenger {entry['challenger']:+.2f} ± {entry['challenger_sem']:.2f}"
+                     f"{' accepted' if entry['accepted'] else ''}")
+    return "  ".join(words)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,19 +96,21 @@ def run(args: argparse.Namespace) -> int:
                 progress.console.print(f"resuming {run_dir} after generation {state.generation}")
             else:
                 state = start(config, run_dir)
-                progress.console.print(f"run directory {run_dir}: {config.player} player, {config.algorithm}, "
-                                       f"{config.population} x {config.games} games, {config.generations} generations")
+                c = state.config
+                progress.console.print(f"run directory {run_dir}: {c.player} player (hidden {c.hidden}), "
+                                       f"{c.algorithm}, {c.population} x {c.games} games, {c.generations} generations")
             task = progress.add_task("evolve", total=state.config.generations, completed=state.generation)
 
             def report(state, entry: dict) -> None:
                 progress.console.print(_line(state, entry), soft_wrap=True)
                 progress.update(task, completed=state.generation)
                 if state.generation == state.config.generations:
-                    progress.console.print(f"checking {len(candidates(state))} candidates (the hall of fame"
+                    members = "the hall of fame" if state.incumbent is None else "the incumbent"
+                    progress.console.print(f"checking {len(candidates(state))} candidates ({members}"
                                            f"{', the strategy mean' if state.strategy is not None else ''}) and "
                                            f"expectimax on {state.config.final_games:,} fresh games each")
 
-            result = evolve(state, run_dir, report)
+            result = evolve(state, run_dir, report, lambda line: progress.console.print(line, soft_wrap=True))
     except KeyboardInterrupt:
         console.print(f"interrupted; continue with: yamb evolve --resume {run_dir}")
         raise
