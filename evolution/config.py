@@ -141,9 +141,9 @@ class EvolveConfig:
             (self.population * max(self.games, self.games_max) <= MAX_GAMES_PER_BATCH,
              f"population x games_max must be at most {MAX_GAMES_PER_BATCH:,} (the games played at once)"),
             (0 <= self.accept_games <= MAX_GAMES_PER_BATCH // 2 and 0 < self.accept_p < 1,
-             "accept_games must be from 0 (off) and accept_p between 0 and 1"),
-            (set(self.from_init) <= set(INIT_SETTINGS), f"from_init lists settings among {', '.join(INIT_SETTINGS)}, "
-                                                        f"not {self.from_init}"),
+             f"accept_games must be from 0 (off) to {MAX_GAMES_PER_BATCH // 2:,} and accept_p between 0 and 1"),
+            (set(self.from_init) <= set(INIT_SETTINGS),
+             f"from_init lists settings among {', '.join(INIT_SETTINGS)}, not {self.from_init}"),
             (not self.from_init or self.init, "from_init needs init (a weights file or best)"),
             (set(self.exact) <= set(EXACT_KINDS), f"exact lists column kinds among {', '.join(EXACT_KINDS)}, "
                                                   f"not {self.exact}"),

@@ -50,8 +50,8 @@ def start_strength(state: RunState, toolbox: base.Toolbox) -> list[str]:
     genome, values = starting_genome(state)
     scores, _ = play(toolbox, state, genome[None], values[None], c.final_games, seed)
     mean = summary(scores[0])
-    lines = [f"the start, {describe_start(state)}, scores {mean['mean']:.2f} ± {mean['sem']:.2f} "
-             f"on the verdict's {c.final_games:,} games"]
+    lines = [(f"the start, {describe_start(state)}, scores {mean['mean']:.2f} ± {mean['sem']:.2f} "
+              f"on the verdict's {c.final_games:,} games")]
     if not c.init:
         return lines
     ours, theirs = state.spec, init_weights(c, state.spec).spec
