@@ -43,10 +43,15 @@ class FinalCheck:
     members: list[Individual]
     scores: np.ndarray
     expectimax: np.ndarray
+    accept_p: float = 0.0  # > 0: the first member is the incumbent, beaten only with p below this
 
     @property
     def best(self) -> int:
-        return int(self.scores.mean(axis=1).argmax())
+        """The highest mean; with an incumbent, only if better than it with ``p < accept_p`` (paired)."""
+        best = int(self.scores.mean(axis=1).argmax())
+        if self.accept_p and best and paired_difference(self.scores[best], self.scores[0])["p"] >= self.accept_p:
+            return 0
+        return best
 
 
 def candidates(state: RunState) -> list[Individual]:
@@ -68,7 +73,8 @@ def final_check(state: RunState, toolbox: base.Toolbox) -> FinalCheck:
     seed = dice_seed(c.seed, FINAL, 0)
     cell_values = np.stack([m.cell_values for m in members])
     scores, _ = play(toolbox, state, np.asarray(members), cell_values, c.final_games, seed)
-    return FinalCheck(seed, members, scores, reference_scores(state.spec, c.final_games, seed))
+    accept_p = c.accept_p if state.incumbent is not None else 0.0
+    return FinalCheck(seed, members, scores, reference_scores(state.spec, c.final_games, seed), accept_p)
 
 
 def _selected(member: Individual) -> float | None:

@@ -19,6 +19,7 @@ from evolution.config import from_preset, with_settings
 from evolution.evaluate import Outcome, Task
 from evolution.individual import Individual
 from evolution.noise import next_games, rank_change_measure
+from evolution.report import FinalCheck
 from evolution.state import RunState, new_state, new_strategy
 
 DIM, GAME_SD, SHARED_SD = 10, 5.0, 20.0
@@ -96,3 +97,17 @@ def test_the_rank_change_measure_tells_noise_from_signal() -> None:
 def test_the_games_grow_under_noise_within_bounds() -> None:
     assert next_games(100, 0.5, 100, 1000) == 150 and next_games(800, 0.5, 100, 1000) == 1000
     assert next_games(150, -0.5, 100, 1000) == 100 and next_games(100, -0.5, 100, 1000) == 100
+
+
+def test_the_final_check_keeps_the_incumbent_unless_beaten_with_significance() -> None:
+    rng = np.random.default_rng(0)
+    incumbent = rng.normal(250, 40, 1000)
+    luckier = incumbent + rng.normal(0.3, 30, 1000)  # a higher mean on these games, p far above 0.01
+    better = incumbent + rng.normal(5, 30, 1000)
+    assert luckier.mean() > incumbent.mean()
+
+    def best(*rows: np.ndarray, accept_p: float = 0.01) -> int:
+        return FinalCheck(0, [], np.stack(rows), incumbent, accept_p).best
+
+    assert best(incumbent, luckier) == 0 and best(incumbent, luckier, accept_p=0.0) == 1
+    assert best(incumbent, better) == 1 and best(incumbent, luckier, better) == 2
