@@ -150,7 +150,13 @@ def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_secon
     frame = pd.DataFrame(list(state.logbook), columns=state.logbook.header)
     write_atomically(run_dir / FITNESS_PLOT, lambda tmp: plot_fitness(frame, tmp))
     write_atomically(run_dir / SCORES_PLOT, lambda tmp: plot_scores(best_scores, check.expectimax, tmp))
-    # "cma_mean": the candidate is the strategy's mean (cma, sep-cma or es); the key keeps its first name
+    # "cma_mean": the candidate is the strategy's mean (cma, sep-cma or es); the key keeps its first name;
+    # "incumbent": the run's incumbent (accept_games), the first candidate
+
+    def kind(i: int) -> dict:
+        incumbent = i == 0 and state.incumbent is not None
+        return {"cma_mean": not (members[i].fitness.valid or incumbent), "incumbent": incumbent}
+
     result = {
         "config": asdict(c),
         "player": c.player, "table": state.spec.table_name(), "weights": int(best.size),
@@ -159,10 +165,10 @@ def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_secon
         "first_generation": {k: float(frame[k].iloc[0]) for k in ("avg", "max")},
         "last_generation": {k: float(frame[k].iloc[-1]) for k in ("avg", "max")},
         "final_check": {"games": c.final_games, "seed": check.seed, "seconds": check_seconds},
-        "best": {**summary(best_scores), "candidate": check.best,
-                 "cma_mean": not best.fitness.valid, "advantage_when_selected": _selected(best)},
-        "candidates": [{"cma_mean": not m.fitness.valid, "advantage_when_selected": _selected(m),
-                        "final_mean": float(s.mean())} for m, s in zip(members, check.scores)],
+        "best": {**summary(best_scores), "candidate": check.best, **kind(check.best),
+                 "advantage_when_selected": _selected(best)},
+        "candidates": [{**kind(i), "advantage_when_selected": _selected(m), "final_mean": float(s.mean())}
+                       for i, (m, s) in enumerate(zip(members, check.scores))],
         "expectimax": summary(check.expectimax),
         "best_minus_expectimax": paired_difference(best_scores, check.expectimax),
         "verdict": verdict,

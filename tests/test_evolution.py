@@ -314,6 +314,7 @@ def test_a_start_from_a_file_is_measured_and_a_changed_search_is_said(tmp_path: 
     assert (state.config.player, state.config.hidden, state.config.played) == ("guided", [2], 0.6)
     result = evolve(state, tmp_path / "polish", say=lines.append)
     assert len(lines) == 1 and f"scores {result['verdict']['start']['mean']:.2f} ±" in lines[0]
+    assert [(c["incumbent"], c["cma_mean"]) for c in result["candidates"]] == [(True, False), (False, True)]
 
     other, lines = tmp_path / "other", []
     changed = tiny(generations=1, player="guided", game="yatzy", hidden="2", played=0.0, init=file)
