@@ -39,10 +39,12 @@ from collections.abc import Callable, Iterable
 import numpy as np
 from deap import algorithms, base, tools
 
-from evolution.evaluate import GENERATION, Task, dice_seed, play_task, reference_scores
+from evolution import noise
+from evolution.evaluate import CHALLENGE, GENERATION, REEVALUATE, Task, dice_seed, play_task, reference_scores
 from evolution.individual import Individual
 from evolution.operators import cx_blend, cx_sbx, mut_gaussian
 from evolution.state import RunState
+from robo_players.compare import paired_difference
 from robo_players.neural.population import genome_size
 
 Map = Callable[[Callable, Iterable], Iterable]
@@ -54,6 +56,7 @@ def make_toolbox(state: RunState, map_function: Map = map) -> base.Toolbox:
     toolbox = base.Toolbox()
     toolbox.register("map", map_function)
     toolbox.register("play", play_task)
+    toolbox.register("reference", reference_scores)
     if state.strategy is not None:
         toolbox.register("generate", state.strategy.generate, Individual)
         toolbox.register("update", state.strategy.update)
@@ -106,15 +109,60 @@ def warm_up(state: RunState, toolbox: base.Toolbox) -> float:
 def evaluate(toolbox: base.Toolbox, state: RunState, population: list[Individual]) -> float:
     """Play ``population`` and expectimax on this generation's dice: set fitnesses, move
     ``state.cell_values`` on; returns expectimax's mean score."""
-    c = state.config
-    seed = dice_seed(c.seed, GENERATION, state.generation)
+    seed, games = dice_seed(state.config.seed, GENERATION, state.generation), state.games_now()
     cell_values = np.tile(state.cell_values, (len(population), 1))
-    scores, cell_means = play(toolbox, state, np.asarray(population), cell_values, c.games, seed)
+    scores, cell_means = play(toolbox, state, np.asarray(population), cell_values, games, seed)
     for ind, row in zip(population, scores):
         ind.fitness.values = (float(row.mean()),)
         ind.cell_values = state.cell_values.copy()
     state.cell_values = cell_means
-    return float(reference_scores(state.spec, c.games, seed).mean())
+    return float(toolbox.reference(state.spec, games, seed).mean())
+
+
+def measure_noise(toolbox: base.Toolbox, state: RunState, population: list[Individual], index: int) -> float:
+    """Play the first ``reevaluate`` members again on fresh dice (with the cell values they played),
+    update the running rank-change measure and the next generation's games; returns the measure."""
+    c, games = state.config, state.games_now()
+    again = population[:c.reevaluate]
+    cell_values = np.stack([ind.cell_values for ind in again])
+    scores, _ = play(toolbox, state, np.asarray(again), cell_values, games, dice_seed(c.seed, REEVALUATE, index))
+    fitness = np.array([ind.fitness.values[0] for ind in population])
+    state.noise = noise.smoothed(state.noise, noise.rank_change_measure(fitness, scores.mean(axis=1)))
+    state.games = noise.next_games(games, state.noise, c.games, max(c.games, c.games_max))
+    return state.noise
+
+
+def challenge(toolbox: base.Toolbox, state: RunState, challenger: Individual, index: int) -> dict:
+    """``challenger`` and the incumbent on ``accept_games`` fresh games (the same dice): the challenger
+    becomes the incumbent when better with ``p < accept_p``; a strategy whose mean is the challenger
+    and is worse with that significance is put back on the incumbent. Returns the paired difference."""
+    c, incumbent = state.config, state.incumbent
+    genomes = np.stack([np.asarray(challenger), np.asarray(incumbent)])
+    cell_values = np.stack([challenger.cell_values, incumbent.cell_values])
+    scores, _ = play(toolbox, state, genomes, cell_values, c.accept_games, dice_seed(c.seed, CHALLENGE, index))
+    difference = paired_difference(scores[0], scores[1])
+    significant = difference["p"] < c.accept_p
+    if significant and difference["mean"] > 0:
+        state.incumbent = Individual(challenger)
+        state.incumbent.cell_values = challenger.cell_values.copy()
+    elif significant and state.strategy is not None:
+        state.strategy.centroid = np.array(incumbent, dtype=np.float64)
+    return {**difference, "accepted": int(significant and difference["mean"] > 0)}
+
+
+def handle_noise(toolbox: base.Toolbox, state: RunState, population: list[Individual], index: int,
+                 challenger: Callable[[], Individual]) -> None:
+    """The noise measure before a strategy's update (``reevaluate``), then the challenge of the
+    incumbent by ``challenger()`` (``accept_games``), both written into the generation's logbook row."""
+    c, entry = state.config, state.logbook[-1]
+    if not (c.reevaluate or c.accept_games):
+        return
+    entry["noise"] = measure_noise(toolbox, state, population, index) if c.reevaluate else float("nan")
+    if state.strategy is not None:
+        toolbox.update(population)
+    result = challenge(toolbox, state, challenger(), index) if c.accept_games else {}
+    entry.update(challenger=result.get("mean", float("nan")), challenger_sem=result.get("sem", float("nan")),
+                 accepted=result.get("accepted", 0))
 
 
 def record(toolbox: base.Toolbox, state: RunState, population: list[Individual], reference: float,
@@ -125,7 +173,7 @@ def record(toolbox: base.Toolbox, state: RunState, population: list[Individual],
         ind.fitness.values = (ind.fitness.values[0] - reference,)
     state.hall_of_fame.update(ranked)
     entry = statistics().compile(population)
-    state.logbook.record(gen=state.generation + 1, individuals=len(population), games=state.config.games,
+    state.logbook.record(gen=state.generation + 1, individuals=len(population), games=state.games_now(),
                          expectimax=reference, seconds=time.perf_counter() - started, compile_seconds=0.0,
                          **entry)
     state.generation += 1
@@ -134,10 +182,11 @@ def record(toolbox: base.Toolbox, state: RunState, population: list[Individual],
 
 def ga_generation(state: RunState, toolbox: base.Toolbox) -> dict:
     """One generation of the GA; ``state.population`` becomes the next generation."""
-    c, started = state.config, time.perf_counter()
+    c, started, index = state.config, time.perf_counter(), state.generation
     population = state.population
     reference = evaluate(toolbox, state, population)
     entry = record(toolbox, state, population, reference, started)
+    handle_noise(toolbox, state, population, index, lambda: tools.selBest(population, 1)[0])
     elite = [toolbox.clone(ind) for ind in tools.selBest(population, c.elite)]
     offspring = algorithms.varAnd(toolbox.select(population, len(population) - c.elite), toolbox,
                                   c.cxpb, c.mutpb)
@@ -149,13 +198,23 @@ def ga_generation(state: RunState, toolbox: base.Toolbox) -> dict:
 
 def strategy_generation(state: RunState, toolbox: base.Toolbox) -> dict:
     """One generation of an ask/tell strategy (CMA-ES, sep-CMA-ES, OpenAI ES): sample, play, update it."""
-    started = time.perf_counter()
+    started, index = time.perf_counter(), state.generation
     population = toolbox.generate()
     reference = evaluate(toolbox, state, population)
     entry = record(toolbox, state, population, reference, started)
-    toolbox.update(population)
+    if state.config.reevaluate or state.config.accept_games:
+        handle_noise(toolbox, state, population, index, lambda: strategy_mean(state))
+    else:
+        toolbox.update(population)
     state.population = population
     return entry
+
+
+def strategy_mean(state: RunState) -> Individual:
+    """The strategy's mean as an individual, with the cell values of the next generation."""
+    mean = Individual(state.strategy.centroid)
+    mean.cell_values = state.cell_values.copy()
+    return mean
 
 
 GENERATIONS = {"ga": ga_generation, "cma": strategy_generation, "sep-cma": strategy_generation,

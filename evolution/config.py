@@ -35,6 +35,7 @@ _FLOAT = re.compile(r"[ \t]*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[ \
 KIND_NAMES = {"int": "a whole number (ASCII digits)", "float": "a number (ASCII digits)",
               "list[int]": "whole numbers (ASCII digits), comma-separated", "list[str]": "a list of names"}
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # run_preset: it begins the run directory's name
+INIT_SETTINGS = ("player", "hidden", "played", "bonus", "exact")  # what from_init may take from the init file
 LIMITS = {"generations": 1_000_000, "hall_of_fame": 1_000, "tournament": 1_000, "workers": 1_024, "threads": 1_024}
 
 
@@ -61,6 +62,7 @@ class EvolveConfig:
     exact: list[str] = field(default_factory=list)  # guided: column kinds valued by exact single-column values
     lookahead: int = 1  # guided: turns planned at play time (1: one; 2, 3: robo_players.lookahead), in evolution too
     init: str = ""  # start from this weights file's genome and cell values ("best": the shipped bot); "" fresh
+    from_init: list[str] = field(default_factory=list)  # settings of INIT_SETTINGS taken from the init file
     # the algorithm
     algorithm: str = "ga"
     population: int = 200
@@ -82,6 +84,12 @@ class EvolveConfig:
     es_sigma: float = 0.02
     es_learning_rate: float = 0.01
     es_weight_decay: float = 0.0
+    # selection under noise (evolution/noise.py): the noise measured on members played again
+    # (UH-CMA-ES) and the games grown up to games_max; an incumbent replaced on significant evidence
+    reevaluate: int = 0  # members played again on fresh dice each generation (0: off, else 2 or more)
+    games_max: int = 0  # games per member may grow to this while noise dominates (0: games, no growth)
+    accept_games: int = 0  # games of the challenger against the incumbent each generation (0: off)
+    accept_p: float = 0.01  # the challenger replaces the incumbent when better with p below this
     # the hall of fame and the final check of the best player
     hall_of_fame: int = 5
     final_games: int = 2000
@@ -136,6 +144,16 @@ class EvolveConfig:
             (not self.exact or self.player == "guided", "exact applies to the guided player only"),
             (1 <= self.lookahead <= MAX_LOOKAHEAD, f"lookahead must be from 1 to {MAX_LOOKAHEAD} turns"),
             (self.lookahead == 1 or self.player == "guided", "lookahead applies to the guided player only"),
+            (self.reevaluate == 0 or 2 <= self.reevaluate <= self.population,
+             "reevaluate must be 0 (off) or from 2 to the population"),
+            (self.games_max == 0 or self.games_max >= self.games, "games_max must be 0 (off) or at least games"),
+            (self.population * max(self.games, self.games_max) <= MAX_GAMES_PER_BATCH,
+             f"population x games_max must be at most {MAX_GAMES_PER_BATCH:,} (the games played at once)"),
+            (0 <= self.accept_games <= MAX_GAMES_PER_BATCH // 2 and 0 < self.accept_p < 1,
+             f"accept_games must be from 0 (off) to {MAX_GAMES_PER_BATCH // 2:,} and accept_p between 0 and 1"),
+            (set(self.from_init) <= set(INIT_SETTINGS),
+             f"from_init lists settings among {', '.join(INIT_SETTINGS)}, not {self.from_init}"),
+            (not self.from_init or self.init, "from_init needs init (a weights file or best)"),
             (set(self.exact) <= set(EXACT_KINDS), f"exact lists column kinds among {', '.join(EXACT_KINDS)}, "
                                                   f"not {self.exact}"),
         ]
@@ -157,6 +175,11 @@ PRESETS: dict[str, dict] = {
     "direct-imitation": dict(player="direct", hidden=[64], algorithm="ga", population=40, games=200,
                              generations=100, cxpb=0.2, mutation_sigma=0.01, mutation_indpb=0.05, elite=4,
                              final_games=2000),
+    # from a strong player (--init best or a file; its network and search kept): small steps, the noise
+    # measured and the games grown while it dominates, the result an incumbent replaced only on evidence
+    "polish": dict(from_init=list(INIT_SETTINGS), algorithm="sep-cma", population=16, games=300, games_max=2400,
+                   reevaluate=4, accept_games=3000, accept_p=0.01, cma_sigma=0.005, generations=60,
+                   hall_of_fame=1, final_games=10000),
     # the long run: the search-guided player, improved from expectimax-played by CMA-ES (hours; add --workers)
     "full": dict(player="guided", hidden=[8], played=0.6, algorithm="cma", population=50, games=200,
                  generations=150, cma_sigma=0.02, final_games=10000),

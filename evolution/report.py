@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from deap import base
 
-from evolution.algorithms import play
+from evolution.algorithms import play, strategy_mean
 from evolution.evaluate import FINAL, dice_seed, reference_scores
 from evolution.individual import Individual
 from evolution.state import RunState
@@ -43,19 +43,26 @@ class FinalCheck:
     members: list[Individual]
     scores: np.ndarray
     expectimax: np.ndarray
+    accept_p: float = 0.0  # > 0: the first member is the incumbent, beaten only with p below this
 
     @property
     def best(self) -> int:
-        return int(self.scores.mean(axis=1).argmax())
+        """The highest mean; with an incumbent, only if better than it with ``p < accept_p`` (paired)."""
+        best = int(self.scores.mean(axis=1).argmax())
+        if self.accept_p and best and paired_difference(self.scores[best], self.scores[0])["p"] >= self.accept_p:
+            return 0
+        return best
 
 
 def candidates(state: RunState) -> list[Individual]:
-    """The hall of fame, then for a strategy (cma, sep-cma, es) its mean with the latest cell values (no fitness)."""
-    members = list(state.hall_of_fame)
+    """The hall of fame (or with ``accept_games``, the incumbent instead: the hall of fame's members
+    were picked by luck as much as by play), then for a strategy (cma, sep-cma, es) its mean with the
+    latest cell values (no fitness)."""
+    members = list(state.hall_of_fame) if state.incumbent is None else [Individual(state.incumbent)]
+    if state.incumbent is not None:
+        members[0].cell_values = state.incumbent.cell_values.copy()
     if state.strategy is not None:
-        mean = Individual(state.strategy.centroid)
-        mean.cell_values = state.cell_values.copy()
-        members.append(mean)
+        members.append(strategy_mean(state))
     return members
 
 
@@ -66,7 +73,8 @@ def final_check(state: RunState, toolbox: base.Toolbox) -> FinalCheck:
     seed = dice_seed(c.seed, FINAL, 0)
     cell_values = np.stack([m.cell_values for m in members])
     scores, _ = play(toolbox, state, np.asarray(members), cell_values, c.final_games, seed)
-    return FinalCheck(seed, members, scores, reference_scores(state.spec, c.final_games, seed))
+    accept_p = c.accept_p if state.incumbent is not None else 0.0
+    return FinalCheck(seed, members, scores, reference_scores(state.spec, c.final_games, seed), accept_p)
 
 
 def _selected(member: Individual) -> float | None:
@@ -141,7 +149,13 @@ def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_secon
     frame = pd.DataFrame(list(state.logbook), columns=state.logbook.header)
     write_atomically(run_dir / FITNESS_PLOT, lambda tmp: plot_fitness(frame, tmp))
     write_atomically(run_dir / SCORES_PLOT, lambda tmp: plot_scores(best_scores, check.expectimax, tmp))
-    # "cma_mean": the candidate is the strategy's mean (cma, sep-cma or es); the key keeps its first name
+    # "cma_mean": the candidate is the strategy's mean (cma, sep-cma or es); the key keeps its first name;
+    # "incumbent": the run's incumbent (accept_games), the first candidate
+
+    def kind(i: int) -> dict:
+        incumbent = i == 0 and state.incumbent is not None
+        return {"cma_mean": not (members[i].fitness.valid or incumbent), "incumbent": incumbent}
+
     result = {
         "config": asdict(c),
         "player": c.player, "table": state.spec.table_name(), "weights": int(best.size),
@@ -150,10 +164,10 @@ def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_secon
         "first_generation": {k: float(frame[k].iloc[0]) for k in ("avg", "max")},
         "last_generation": {k: float(frame[k].iloc[-1]) for k in ("avg", "max")},
         "final_check": {"games": c.final_games, "seed": check.seed, "seconds": check_seconds},
-        "best": {**summary(best_scores), "candidate": check.best,
-                 "cma_mean": not best.fitness.valid, "advantage_when_selected": _selected(best)},
-        "candidates": [{"cma_mean": not m.fitness.valid, "advantage_when_selected": _selected(m),
-                        "final_mean": float(s.mean())} for m, s in zip(members, check.scores)],
+        "best": {**summary(best_scores), "candidate": check.best, **kind(check.best),
+                 "advantage_when_selected": _selected(best)},
+        "candidates": [{**kind(i), "advantage_when_selected": _selected(m), "final_mean": float(s.mean())}
+                       for i, (m, s) in enumerate(zip(members, check.scores))],
         "expectimax": summary(check.expectimax),
         "best_minus_expectimax": paired_difference(best_scores, check.expectimax),
         "verdict": verdict,

@@ -22,13 +22,13 @@ from evolution.backends import backend_map
 from evolution.config import ConfigError, EvolveConfig, read_toml, to_toml, with_settings
 from evolution.evaluate import init_worker
 from evolution.report import final_check, write_logbook, write_results
-from evolution.state import CHECKPOINT, RunState, load_checkpoint, new_state, save_checkpoint
-from evolution.verdict import play_verdict
+from evolution.state import CHECKPOINT, RunState, adopt_init, load_checkpoint, new_state, save_checkpoint
+from evolution.verdict import play_verdict, start_strength
 from yamb.atomic import remove_temporaries, write_atomically
 
 CONFIG_FILE = "config.toml"
 LOCK_FILE = ".lock"
-RESUMABLE = ("generations", "games", "workers", "threads", "final_games", "backend", "ray_address")  # settings a resume may change
+RESUMABLE = ("generations", "games", "games_max", "accept_games", "workers", "threads", "final_games", "backend", "ray_address")  # settings a resume may change
 
 Report = Callable[[RunState, dict], None]
 
@@ -95,8 +95,8 @@ def start(config: EvolveConfig, run_dir: Path) -> RunState:
     if (run_dir / CHECKPOINT).exists():
         raise ConfigError(f"{run_dir} already holds a run; resume it with --resume {run_dir}")
     remove_temporaries(run_dir)
-    state = new_state(config.validate())
-    write_atomically(run_dir / CONFIG_FILE, lambda tmp: tmp.write_text(to_toml(config)))
+    state = new_state(adopt_init(config.validate()))
+    write_atomically(run_dir / CONFIG_FILE, lambda tmp: tmp.write_text(to_toml(state.config)))
     return state
 
 
@@ -126,11 +126,14 @@ def resume(run_dir: Path, changes: dict) -> RunState:
     return state
 
 
-def evolve(state: RunState, run_dir: Path, report: Report | None = None) -> dict:
+def evolve(state: RunState, run_dir: Path, report: Report | None = None,
+           say: Callable[[str], None] | None = None) -> dict:
     """Play the remaining generations of ``state``, then check the hall of fame and write the results.
 
     A checkpoint follows every generation; ``report(state, logbook entry)`` is
-    called after it (a progress line, or a test that interrupts the run).
+    called after it (a progress line, or a test that interrupts the run). A run
+    started from a file (``init``) that has played no generation first plays its
+    start on the verdict's games and ``say``s how strong it is.
     """
     c = state.config
     init_worker(c.threads)
@@ -138,6 +141,9 @@ def evolve(state: RunState, run_dir: Path, report: Report | None = None) -> dict
         toolbox = make_toolbox(state, map_function)
         generation = GENERATIONS[c.algorithm]
         compile_seconds = warm_up(state, toolbox) if state.generation < c.generations else 0.0
+        if say is not None and c.init and state.generation == 0:
+            for line in start_strength(state, toolbox):
+                say(line)
         while state.generation < c.generations:
             entry = generation(state, toolbox)
             entry["compile_seconds"], compile_seconds = compile_seconds, 0.0

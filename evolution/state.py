@@ -32,7 +32,7 @@ from evolution.openai_es import OpenAIES
 from evolution.sep_cma import SepCMAStrategy
 from robo_players.cell_values import cell_model
 from robo_players.neural.bots import BOTS_DIR, bot_name
-from robo_players.neural.files import WeightsFileError, load_weights, write_atomically
+from robo_players.neural.files import NeuralWeights, WeightsFileError, load_weights, write_atomically
 from robo_players.neural.networks import NetSpec
 from robo_players.neural.population import genome_size
 from yamb.errors import YambError
@@ -42,6 +42,7 @@ from yamb.rules import rules
 CHECKPOINT = "checkpoint.pkl"
 CHECKPOINT_VERSION = 2  # 2: a header line with the payload's SHA-256; logbook gen from 1
 CHECKPOINT_MAGIC = b"yamb-checkpoint"
+NOISE_COLUMNS = ["noise", "challenger", "challenger_sem", "accepted"]  # logbook columns of selection under noise
 STRATEGY_STREAM = 1  # the strategies' own generators draw from SeedSequence([seed, STRATEGY_STREAM])
 
 Strategy = cma.Strategy | SepCMAStrategy | OpenAIES
@@ -64,6 +65,14 @@ class RunState:
     rng: np.random.Generator  # variation operators
     python_random: object = None  # random.getstate(), saved with the checkpoint
     numpy_random: object = None  # np.random.get_state(), saved with the checkpoint
+    games: int = 0  # games per member of the next generation, grown under noise (0: the config's games)
+    noise: float = 0.0  # the running rank-change measure (evolution.noise), when reevaluate is on
+    incumbent: Individual | None = None  # accept_games: the player the run would hand back so far
+
+    def games_now(self) -> int:
+        """Games per member of the next generation: the config's, or more while noise dominates."""
+        c = self.config
+        return min(max(c.games, self.games), max(c.games, c.games_max))
 
     def __getstate__(self) -> dict:
         """The fields, a CMA-ES strategy without ``BD``: it is ``B * diagD``, as DEAP computes it
@@ -95,24 +104,40 @@ def expected_cell_values(spec: NetSpec) -> np.ndarray:
     return cell_model(lay.rules, lay.columns).expected.ravel().astype(np.float64)
 
 
-def starting_point(config: EvolveConfig, spec: NetSpec) -> tuple[np.ndarray, np.ndarray] | None:
-    """The genome and cell values of ``config.init`` (a weights file, or ``best``: the shipped bot
-    of the table), or None for a fresh start. The file must hold a network of the run's shape
-    (kind, table, hidden sizes); the run's ``played``, ``bonus`` and ``exact`` may differ from the file's."""
-    if not config.init:
-        return None
+def adopt_init(config: EvolveConfig) -> EvolveConfig:
+    """``config`` with the settings it names in ``from_init`` (network kind, hidden sizes, search)
+    read from its ``init`` file, so that the run evolves that network as it plays."""
+    if not config.from_init:
+        return config
+    spec = init_weights(config, net_spec(config)).spec
+    values = {"player": spec.kind, "hidden": list(spec.hidden), "played": spec.played, "bonus": spec.bonus,
+              "exact": list(spec.exact)}
+    return replace(config, **{name: values[name] for name in config.from_init}).validate()
+
+
+def init_weights(config: EvolveConfig, spec: NetSpec) -> NeuralWeights:
+    """The weights of ``config.init`` (a file, or ``best``: the shipped bot of ``spec``'s table)."""
     path = Path(config.init)
     if config.init == "best":
         path = BOTS_DIR / bot_name(spec.layout())
         if not path.is_file():
             raise ConfigError(f"init = best: no shipped bot for {spec.table_name()} (looked for {path})")
     try:
-        weights = load_weights(path)
+        return load_weights(path)
     except WeightsFileError as error:
         raise ConfigError(f"init: {error}") from None
+
+
+def starting_point(config: EvolveConfig, spec: NetSpec) -> tuple[np.ndarray, np.ndarray] | None:
+    """The genome and cell values of ``config.init`` (a weights file, or ``best``: the shipped bot
+    of the table), or None for a fresh start. The file must hold a network of the run's shape
+    (kind, table, hidden sizes); the run's ``played``, ``bonus`` and ``exact`` may differ from the file's."""
+    if not config.init:
+        return None
+    weights = init_weights(config, spec)
     if replace(weights.spec, played=spec.played, bonus=spec.bonus, exact=spec.exact) != spec:
-        raise ConfigError(f"init: {path} holds a {_describe(weights.spec)}, this run evolves a {_describe(spec)}; "
-                          f"to carry it on, add {_fixes(weights.spec, spec)}")
+        raise ConfigError(f"init: {config.init} holds a {_describe(weights.spec)}, this run evolves a "
+                          f"{_describe(spec)}; to carry it on, add {_fixes(weights.spec, spec)}")
     return weights.genome.astype(np.float64), weights.cell_values.astype(np.float64)
 
 
@@ -163,13 +188,17 @@ def new_state(config: EvolveConfig) -> RunState:
     else:
         noise = rng.standard_normal((config.population - 1, start[0].size)) * config.mutation_sigma
         population = [Individual(start[0])] + [Individual(start[0] + n) for n in noise]
+    incumbent = None
+    if config.accept_games:
+        incumbent = Individual(population[0] if strategy is None else strategy.centroid)
+        incumbent.cell_values = cell_values.copy()
     logbook = tools.Logbook()
     logbook.header = ["gen", "individuals", "games", "avg", "std", "min", "max", "expectimax", "seconds",
-                      "compile_seconds"]
+                      "compile_seconds"] + NOISE_COLUMNS * bool(config.reevaluate or config.accept_games)
     return RunState(
         config=config, spec=spec, generation=0, population=population, strategy=strategy,
         hall_of_fame=tools.HallOfFame(config.hall_of_fame, similar=np.array_equal),
-        logbook=logbook, cell_values=cell_values, rng=rng,
+        logbook=logbook, cell_values=cell_values, rng=rng, incumbent=incumbent,
     )
 
 

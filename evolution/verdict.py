@@ -19,9 +19,9 @@ from deap import base
 
 from evolution.algorithms import play
 from evolution.config import EvolveConfig
-from evolution.evaluate import FINAL, dice_seed, reference_scores
+from evolution.evaluate import FINAL, Task, dice_seed, reference_scores
 from evolution.individual import Individual
-from evolution.state import RunState, expected_cell_values, starting_point
+from evolution.state import RunState, expected_cell_values, init_weights, starting_point
 from robo_players.compare import paired_difference
 from robo_players.lookahead import SUFFIX
 from robo_players.simulate import summary
@@ -39,6 +39,31 @@ def starting_genome(state: RunState) -> tuple[np.ndarray, np.ndarray]:
         return start
     genome = state.spec.build().initial_genome(np.random.default_rng(c.seed)).astype(np.float64)
     return genome, expected_cell_values(state.spec)
+
+
+def start_strength(state: RunState, toolbox: base.Toolbox) -> list[str]:
+    """The start's mean on the verdict's games, played before generation 1 (the same games, so the
+    same mean the verdict will show), and, when the run plays an ``init`` file with another search
+    (``played``, ``bonus``, ``exact``) than the file's, one line saying so with the file's own mean."""
+    c = state.config
+    seed = dice_seed(c.seed, FINAL, VERDICT_CHECK)
+    genome, values = starting_genome(state)
+    scores, _ = play(toolbox, state, genome[None], values[None], c.final_games, seed)
+    mean = summary(scores[0])
+    lines = [(f"the start, {describe_start(state)}, scores {mean['mean']:.2f} ± {mean['sem']:.2f} "
+              f"on the verdict's {c.final_games:,} games")]
+    if not c.init:
+        return lines
+    ours, theirs = state.spec, init_weights(c, state.spec).spec
+    changed = [f"{name} {getattr(ours, name)} (the file's: {getattr(theirs, name)})"
+               for name in ("played", "bonus", "exact") if getattr(ours, name) != getattr(theirs, name)]
+    if changed:
+        task = Task(theirs, genome[None].astype(np.float32), values[None].astype(np.float32), c.final_games, seed,
+                    c.lookahead)
+        own = summary(next(iter(toolbox.map(toolbox.play, [task]))).scores[0])
+        lines.append(f"this run changes the start's search: {', '.join(changed)}; the file's own player scores "
+                     f"{own['mean']:.2f} ± {own['sem']:.2f} on the same games")
+    return lines
 
 
 def describe_start(state: RunState) -> str:

@@ -54,10 +54,14 @@ def assert_same(a: tuple, b: tuple) -> None:
         assert np.array_equal(x, y)
 
 
-@pytest.mark.parametrize("algorithm", ["ga", pytest.param("cma", marks=pytest.mark.slow), "sep-cma", "es"])
-def test_a_run_is_reproducible_and_resumes_exactly(tmp_path: Path, algorithm: str) -> None:
+NOISE = dict(reevaluate=2, games_max=7, accept_games=5, accept_p=0.9)  # every part of selection under noise at work
+
+
+@pytest.mark.parametrize(("algorithm", "noise"), [("ga", {}), pytest.param("cma", {}, marks=pytest.mark.slow),
+                                                  ("sep-cma", {}), ("es", {}), ("sep-cma", NOISE), ("ga", NOISE)])
+def test_a_run_is_reproducible_and_resumes_exactly(tmp_path: Path, algorithm: str, noise: dict) -> None:
     game = "yatzy" if algorithm == "cma" else "yamb"  # a small network: CMA-ES is cubic in the weights
-    config = tiny(algorithm=algorithm, game=game, hidden="2" if algorithm == "cma" else "4")
+    config = tiny(algorithm=algorithm, game=game, hidden="2" if algorithm == "cma" else "4", **noise)
     whole = evolve(start(config, tmp_path / "whole"), tmp_path / "whole")
     again = evolve(start(config, tmp_path / "again"), tmp_path / "again")
     assert_same(outputs(tmp_path / "whole"), outputs(tmp_path / "again"))
@@ -197,7 +201,7 @@ def test_config_round_trips_through_toml(tmp_path: Path) -> None:
 def test_resume_refuses_changed_settings_and_damaged_checkpoints(tmp_path: Path) -> None:
     with pytest.raises(Interrupted):
         evolve(start(tiny(), tmp_path), tmp_path, stop_after(1))
-    with pytest.raises(ConfigError, match="only generations, games, workers, threads, final_games, backend, ray_address may change"):
+    with pytest.raises(ConfigError, match="only generations, games, games_max, accept_games, workers, threads, final_games, backend, ray_address may change"):
         resume(tmp_path, {"population": 9})
     with pytest.raises(ConfigError, match="already holds a run"):
         start(tiny(), tmp_path)
@@ -297,3 +301,28 @@ def test_a_cma_checkpoint_leaves_out_bd_and_restores_it_bit_for_bit(tmp_path: Pa
     assert "BD" in vars(strategy)  # the run's own strategy keeps it
     with_bd = len(pickle.dumps(strategy, protocol=pickle.HIGHEST_PROTOCOL))
     assert (tmp_path / CHECKPOINT).stat().st_size < with_bd - 0.9 * n * n * 8
+
+
+def test_a_start_from_a_file_is_measured_and_a_changed_search_is_said(tmp_path: Path) -> None:
+    """polish takes the file's network and search; every run from a file prints its start's mean on
+    the verdict's games before generation 1, and one line more when it plays the file another way."""
+    first = tmp_path / "first"
+    evolve(start(tiny(generations=1, player="guided", game="yatzy", hidden="2", played=0.6), first), first)
+    file = str(first / "best.pt")
+    polish = with_settings(from_preset("polish"), dict(init=file, game="yatzy", population=4, games=3, generations=1,
+                                                       final_games=8, games_max=6, reevaluate=2, accept_games=4))
+    state, lines = start(polish, tmp_path / "polish"), []
+    assert (state.config.player, state.config.hidden, state.config.played) == ("guided", [2], 0.6)
+    result = evolve(state, tmp_path / "polish", say=lines.append)
+    assert len(lines) == 1 and f"scores {result['verdict']['start']['mean']:.2f} ±" in lines[0]
+    assert [(c["incumbent"], c["cma_mean"]) for c in result["candidates"]] == [(True, False), (False, True)]
+
+    other, lines = tmp_path / "other", []
+    changed = tiny(generations=1, player="guided", game="yatzy", hidden="2", played=0.0, init=file)
+    result = evolve(start(changed, other), other, say=lines.append)
+    verdict = result["verdict"]
+    layout = load_weights(file).spec.layout()
+    own = simulate(layout, load_player(first / "best.pt", layout), verdict["games"], seed=verdict["seed"]).mean()
+    assert f"scores {verdict['start']['mean']:.2f} ±" in lines[0]
+    assert "changes the start's search: played 0.0 (the file's: 0.6)" in lines[1]
+    assert f"the file's own player scores {own:.2f} ±" in lines[1]

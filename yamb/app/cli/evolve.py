@@ -38,7 +38,8 @@ DEFAULT_RECIPE = "quick"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--recipe", default=None,
                         help=f"run recipe: {DEFAULT_RECIPE} (default, minutes), direct (the network alone), "
-                             "direct-imitation (with --init FILE) or full (hours)")
+                             "direct-imitation (with --init FILE), full (hours) or polish (on from a strong "
+                             "player: --init best or FILE)")
     parser.add_argument("--config", metavar="FILE", type=arg(options.input_file), help="TOML file of settings (over the recipe)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--out", metavar="DIR", type=arg(options.output_dir),
@@ -105,7 +106,20 @@ def _line(state, entry: dict) -> str:
     compiled = f" (and {entry['compile_seconds']:.1f} s compiling)" if entry["compile_seconds"] else ""
     return (f"gen {entry['gen']:>3}/{c.generations}  best {entry['max']:.1f}  "
             f"mean {entry['avg']:.1f} ± {entry['std']:.1f}  worst {entry['min']:.1f}  "
-            f"expectimax {entry['expectimax']:.1f}  {entry['seconds']:.1f} s{compiled}")
+            f"expectimax {entry['expectimax']:.1f}  {entry['seconds']:.1f} s{compiled}{_noise(entry)}")
+
+
+def _noise(entry: dict) -> str:
+    """The games, noise measure and challenge of a generation, when the run handles noise."""
+    if "accepted" not in entry:
+        return ""
+    words = [f"  games {entry['games']}"]
+    if entry["noise"] == entry["noise"]:
+        words.append(f"noise {entry['noise']:+.2f}")
+    if entry["challenger"] == entry["challenger"]:
+        words.append(f"challenger {entry['challenger']:+.2f} ± {entry['challenger_sem']:.2f}"
+                     f"{' accepted' if entry['accepted'] else ''}")
+    return "  ".join(words)
 
 
 def _where_the_time_went(times: dict[str, float], result: dict) -> str:
@@ -163,9 +177,9 @@ def run(args: argparse.Namespace) -> int:
                 show(console, f"resuming {run_dir} after generation {state.generation}")
             else:
                 state = start(config, run_dir)
-                show(console, f"run directory {run_dir}: {config.player} player for {config.game}, "
-                              f"{config.algorithm}, {config.population} x {config.games} games, "
-                              f"{config.generations} generations")
+                show(console, f"run directory {run_dir}: {config.player} player for {config.game} "
+                              f"(hidden {config.hidden}), {config.algorithm}, {config.population} x "
+                              f"{config.games} games, {config.generations} generations")
             c = state.config
             print(f"yamb evolve: starting {c.workers} worker process{'es' if c.workers > 1 else ''} "
                   f"({c.backend}); each compiles or loads the game kernels first (up to a minute or two the "
@@ -181,12 +195,13 @@ def run(args: argparse.Namespace) -> int:
                     show(progress.console, _line(state, entry))
                     progress.update(task, completed=state.generation)
                     if state.generation == state.config.generations:
+                        members = "the hall of fame" if state.incumbent is None else "the incumbent"
                         show(progress.console,
-                             f"checking {len(candidates(state))} candidates (the hall of fame"
+                             f"checking {len(candidates(state))} candidates ({members}"
                              f"{', the strategy mean' if state.strategy is not None else ''}) and "
                              f"expectimax on {state.config.final_games:,} fresh games each")
 
-                result = evolve(state, run_dir, report)
+                result = evolve(state, run_dir, report, lambda line: show(progress.console, line))
     except KeyboardInterrupt:
         if is_run(run_dir):
             print(f"yamb evolve: interrupted; continue with: yamb evolve --resume {run_dir}", file=sys.stderr)
