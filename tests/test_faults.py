@@ -80,7 +80,7 @@ def paths(tmp_path: Path) -> dict[str, str]:
         (["evolve", "--generations", "٣"], "argument --generations: '٣' is not a whole number"),
         (["evolve", "--set", "seed=-1"], "seed must be from 0 to 2**64-1"),
         (["evolve", "--set", f"seed={2**64}"], "seed must be from 0 to 2**64-1"),
-        (["evolve", "--hidden", "1000000000"], "hidden must list 1 to 8 layer sizes from 1 to 4096"),
+        (["evolve", "--hidden", "1000000000"], "is not a whole number from 1 to 4,096"),
         (["evolve", "--games", "1000000000000"], "must be at most 10,000,000 (the games played at once)"),
         (["evolve", "--set", "mutation_sigma=inf"], "mutation_sigma must be a finite number, not inf"),
         (["evolve", "--set", "mutation_sigma=nan"], "mutation_sigma must be a finite number, not nan"),
