@@ -43,7 +43,7 @@ class Terminal:
         self.screen = pyte.Screen(columns, lines)
         self.stream = pyte.Stream(self.screen)
         self.child = pexpect.spawn(sys.executable, ["-m", "yamb", "play", *args], cwd=ROOT, env=env,
-                                   encoding="utf-8", timeout=120, dimensions=(lines, columns),
+                                   encoding="utf-8", timeout=900, dimensions=(lines, columns),
                                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
     def expect(self, text: str) -> None:

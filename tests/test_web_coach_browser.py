@@ -10,12 +10,11 @@ from playwright.sync_api import expect
 
 from tests.programs import require_binary
 from tests.test_web_pages_policy import RECORD_VIOLATIONS
-from tests.web_helpers import chromium, start_server
+from tests.web_helpers import STEP_MS, chromium, start_server
 from yamb.dice import counts_of
 
 pytestmark = pytest.mark.slow  # a real Chromium against a real yamb serve
 
-STEP_MS = 120_000  # the first move may wait for the engine's kernels to compile
 SEED = 5
 
 

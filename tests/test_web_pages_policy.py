@@ -10,11 +10,10 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.programs import require_binary
-from tests.web_helpers import chromium, make_run, start_server
+from tests.web_helpers import STEP_MS, chromium, make_run, start_server
 
 pytestmark = pytest.mark.slow  # a real Chromium against a real yamb serve
 
-STEP_MS = 120_000  # the first bot move may wait for the engine's kernels to compile
 RECORD_VIOLATIONS = """window.violations = [];
 document.addEventListener("securitypolicyviolation", (e) => window.violations.push(`${e.violatedDirective} ${e.blockedURI}`));
 """

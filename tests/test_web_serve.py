@@ -24,7 +24,7 @@ import pytest
 from tests.servers import loopback_network
 
 ROOT = Path(__file__).resolve().parent.parent
-START_SECONDS = 180  # a deadline against a hang, not a measure: a cold start imports torch and the engine
+START_SECONDS = 600  # a deadline against a hang, not a measure: a cold start imports torch and the engine
 
 
 def serve(*args: str, cwd: Path) -> subprocess.Popen:

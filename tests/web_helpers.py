@@ -20,7 +20,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                   "--disable-sync", "--no-first-run"]
-START_SECONDS = 120  # a cold numba cache compiles the engine's kernels first
+START_SECONDS = 900  # a cold numba cache compiles the engine's kernels first (minutes on a loaded machine)
+STEP_MS = 900_000  # a page step's wait: a first move may compile kernels on a loaded machine; a hang still ends
 VIEWPORT = {"width": 1440, "height": 980}  # the browser's window, unless a test sets another
 
 
@@ -36,14 +37,14 @@ class Server:
     url: str
 
     def get(self, path: str) -> dict:
-        with urllib.request.urlopen(self.url + path, timeout=60) as response:
+        with urllib.request.urlopen(self.url + path, timeout=START_SECONDS) as response:
             return json.loads(response.read())
 
     def post(self, path: str, body: dict | None = None) -> dict:
         data = json.dumps(body).encode() if body is not None else b""
         request = urllib.request.Request(self.url + path, data=data, method="POST",
                                          headers={"content-type": "application/json"})
-        with urllib.request.urlopen(request, timeout=120) as response:
+        with urllib.request.urlopen(request, timeout=START_SECONDS) as response:
             return json.loads(response.read())
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
