@@ -257,3 +257,13 @@ def parse_assignment(text: str) -> tuple[str, str]:
     if not sep or not key.strip():
         raise ConfigError(f"--set expects KEY=VALUE, not {text!r}")
     return key.strip(), value.strip()
+
+
+def parse_assignments(texts: list[str]) -> dict[str, str]:
+    """The ``--set KEY=VALUE`` options of a command line; a key given twice is refused."""
+    settings: dict[str, str] = {}
+    for key, value in map(parse_assignment, texts):
+        if key in settings:
+            raise ConfigError(f"--set {key}= is given twice ({settings[key]!r} and {value!r}); give it once")
+        settings[key] = value
+    return settings

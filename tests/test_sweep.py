@@ -192,6 +192,7 @@ def test_cli_sweeps_and_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         (["{tmp}/s", "--set", "population=8"], "the sweep sets population itself"),
         (["{tmp}/s", "--set", "game=yams"], "unknown preset 'yams'"),
         (["{tmp}/s", "--set", "game"], "--set expects KEY=VALUE"),
+        (["{tmp}/s", "--set", "game=yatzy", "--set", "game=yamb"], "--set game= is given twice"),
     ],
 )
 def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture, args: list[str], needle: str) -> None:

@@ -74,13 +74,9 @@ def _old_spellings(args: argparse.Namespace, recipes: dict) -> None:
 
 def _changes(args: argparse.Namespace) -> dict:
     """The settings given by ``--set`` and by the flags; a setting given twice is refused."""
-    from evolution.config import ConfigError, parse_assignment
+    from evolution.config import ConfigError, parse_assignments
 
-    changes: dict = {}
-    for key, value in map(parse_assignment, args.set):
-        if key in changes:
-            raise ConfigError(f"--set {key}= is given twice ({changes[key]!r} and {value!r}); give it once")
-        changes[key] = value
+    changes: dict = parse_assignments(args.set)
     for flag, setting, _, _ in OVERRIDES:
         value = getattr(args, setting)
         if value is None:

@@ -68,13 +68,13 @@ def sweep(args: argparse.Namespace, directory: str | None) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from evolution.config import parse_assignment
+    from evolution.config import parse_assignments
     from evolution.sweep import run_sweep
     from evolution.sweep_study import SweepError, settle_settings
 
     _old_preset(args)
     path = Path(directory or f"sweeps/{args.recipe or 'quick'}")
-    fixed = dict(parse_assignment(text) for text in args.set)
+    fixed = parse_assignments(args.set)
     if args.preset is not None:
         if "game" in fixed:
             raise SweepError(f"--preset {args.preset} and --set game={fixed['game']} both set the game; give it once")
