@@ -24,7 +24,10 @@ import pytest
 
 from robo_players.coach.outcomes import NONE, keep_outcomes, pattern_rows
 from robo_players.coach.review import classify, judge, review_game
+from robo_players.coach.search_values import estimates
 from robo_players.coach.values import ExactCoach, make_coach
+from robo_players.explain import fill_values
+from robo_players.forks import fork
 from robo_players.registry import make_player
 from yamb.app.cli import main
 from yamb.app.terminal.savefile import write_save
@@ -277,3 +280,37 @@ def test_a_finished_game_is_reviewed_for_every_seat():
     assert "Review by the coach optimal (exact values), game finished" in text
     assert "expectimax 1 (expectimax)" in text and "expectimax 2 (expectimax)" in text
     assert "Expected final score by turn:" in text
+
+
+@pytest.mark.parametrize("preset,seed", [("yamb", 2), ("yatzy", 3), ("yahtzee", 4)])
+def test_a_fills_search_value_is_the_change_of_the_estimated_total(preset, seed):
+    """``column_estimate`` is the total whose changes ``column_values`` gives: for every open
+    number or collection row (rows whose weight does not hang on the spread's sign) and every hand
+    of the game's turns, filling the row moves the estimate by expectimax's value of the fill."""
+    game = Game(preset, seed=seed)
+    player = make_player("expectimax", game.layout)
+    coach = make_coach(game.layout, "expectimax")
+    rules, lay = game.rules, game.layout
+    skip = {rules.row_index("max"), rules.row_index("min")} if rules.spec.difference else set()
+    checked = 0
+    while not game.is_over():
+        if game.turns_played % 3 == 1 and game.roll_number == 1:
+            values = fill_values(player, game.batch, np.zeros(lay.n_cells, dtype=np.int64), np.arange(lay.n_cells))
+            before = _estimate(coach, game.batch)
+            for cell in range(lay.n_cells):
+                c, r = divmod(cell, lay.n_rows)
+                if r in skip or game.batch.filled[0, 0, c] >> r & 1 or rules.five_alike_face[game.batch.dice[0]]:
+                    continue
+                trial = fork(game.batch, np.array([0]))
+                trial.filled[0, 0, c] |= np.uint32(1 << r)
+                trial.cells[0, 0, c, r] = rules.scores[game.batch.dice[0], r]
+                assert _estimate(coach, trial) - before == pytest.approx(values[cell], abs=1e-9)
+                checked += 1
+        game.apply(int(player.act(game.batch, np.zeros(1, dtype=np.int64))[0]))
+    assert checked > 20
+
+
+def _estimate(coach, batch) -> float:
+    out = np.empty(1)
+    estimates(np.zeros(1, dtype=np.int64), batch.state, coach.player.tables, batch.rules.spec.extra_yahtzee_bonus, out)
+    return float(out[0])

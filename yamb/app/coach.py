@@ -69,7 +69,8 @@ def text_chart(review: Review, names: list[str], height: int = 10, width: int = 
     labels = [f"{high - i * span / (height - 1):6.0f} |" for i in range(height)]
     lines = [label + "".join(cells) for label, cells in zip(labels, grid)]
     lines.append(" " * 7 + "+" + "-" * cols)
-    lines.append(" " * 8 + f"turn 1{' ' * max(cols - 12, 1)}end")
+    last = "end" if review.over else f"turn {turns}"
+    lines.append(" " * 8 + f"turn 1{' ' * max(cols - 6 - len(last), 1)}{last}")
     lines.append("        " + "   ".join(f"{MARKS[i % len(MARKS)]} {name}" for i, name in enumerate(names)))
     return lines
 
