@@ -135,25 +135,29 @@ def measure_noise(toolbox: base.Toolbox, state: RunState, population: list[Indiv
 def challenge(toolbox: base.Toolbox, state: RunState, challenger: Individual, index: int) -> dict:
     """``challenger`` and the incumbent on ``accept_games`` fresh games (the same dice): the challenger
     becomes the incumbent when better with ``p < accept_p``; a strategy whose mean is the challenger
-    and is worse with that significance is put back on the incumbent. Returns the paired difference."""
+    and is worse with that significance is put back on the incumbent. Returns the paired difference
+    and ``accepted``: 1 replaced, -1 put back, 0 neither."""
     c, incumbent = state.config, state.incumbent
     genomes = np.stack([np.asarray(challenger), np.asarray(incumbent)])
     cell_values = np.stack([challenger.cell_values, incumbent.cell_values])
     scores, _ = play(toolbox, state, genomes, cell_values, c.accept_games, dice_seed(c.seed, CHALLENGE, index))
     difference = paired_difference(scores[0], scores[1])
-    significant = difference["p"] < c.accept_p
+    significant, outcome = difference["p"] < c.accept_p, 0
     if significant and difference["mean"] > 0:
         state.incumbent = Individual(challenger)
         state.incumbent.cell_values = challenger.cell_values.copy()
+        outcome = 1
     elif significant and state.strategy is not None:
         state.strategy.centroid = np.array(incumbent, dtype=np.float64)
-    return {**difference, "accepted": int(significant and difference["mean"] > 0)}
+        outcome = -1
+    return {**difference, "accepted": outcome}
 
 
 def handle_noise(toolbox: base.Toolbox, state: RunState, population: list[Individual], index: int,
                  challenger: Callable[[], Individual]) -> None:
     """The noise measure before a strategy's update (``reevaluate``), then the challenge of the
-    incumbent by ``challenger()`` (``accept_games``), both written into the generation's logbook row."""
+    incumbent by ``challenger()`` (``accept_games``), both written into the generation's logbook row
+    (``accepted``: 1 the challenger replaced the incumbent, -1 the strategy was put back on it, else 0)."""
     c, entry = state.config, state.logbook[-1]
     if not (c.reevaluate or c.accept_games):
         return

@@ -49,9 +49,9 @@ def synthetic_play(task: Task) -> Outcome:
 
 def run(seed: int, **settings) -> RunState:
     """100 generations of separable CMA-ES (population 10, 10 games each, step 0.1) from ``START``."""
-    config = with_settings(from_preset("direct"), dict(
-        population=10, games=10, generations=100, player="guided", hidden="1", game="yatzy",
-        algorithm="sep-cma", cma_sigma=0.1, seed=seed, **settings)).validate()
+    config = with_settings(from_preset("direct"), {
+        "population": 10, "games": 10, "generations": 100, "player": "guided", "hidden": "1", "game": "yatzy",
+        "algorithm": "sep-cma", "cma_sigma": 0.1, "seed": seed, **settings}).validate()
     state = new_state(config)
     state.strategy = new_strategy(config, START)
     if state.incumbent is not None:
@@ -83,6 +83,15 @@ def test_the_noise_aware_loop_converges(seed: int) -> None:
     assert distance(state.incumbent) < 0.5 and distance(state.strategy.centroid) < 0.5
     assert state.games_now() > 10  # the games grew while noise dominated
     assert value(state.incumbent) > value(START)  # replaced only by better players
+    assert sum(entry["accepted"] == 1 for entry in state.logbook) >= 2
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_mean_worse_than_the_incumbent_is_put_back_on_it(seed: int) -> None:
+    state = run(seed, cma_sigma=0.5, accept_games=2000)  # steps large enough to jump to worse means
+    outcomes = [entry["accepted"] for entry in state.logbook]
+    assert outcomes.count(-1) >= 1 and outcomes.count(1) >= 1
+    assert value(state.incumbent) > value(START)
 
 
 def test_the_rank_change_measure_tells_noise_from_signal() -> None:

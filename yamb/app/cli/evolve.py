@@ -114,7 +114,7 @@ def _noise(entry: dict) -> str:
         words.append(f"noise {entry['noise']:+.2f}")
     if entry["challenger"] == entry["challenger"]:
         words.append(f"challenger {entry['challenger']:+.2f} ± {entry['challenger_sem']:.2f}"
-                     f"{' accepted' if entry['accepted'] else ''}")
+                     f"{({1: ' accepted', -1: ' worse: back to the incumbent'}).get(entry['accepted'], '')}")
     return "  ".join(words)
 
 
