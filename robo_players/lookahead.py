@@ -213,10 +213,8 @@ class LookaheadPlayer:
         is infinite."""
         if np.isinf(self.margin):
             return np.ones(len(nexts.owner), dtype=bool)
-        lay = self.layout
-        gaps = np.empty((len(games), lay.n_columns, lay.n_rows, LEVELS))
-        fill_gaps(games, filled, cells, player, consts, self.base.tables, adjust, gaps)
-        n_rows = lay.n_rows
+        gaps = self._gaps(games, filled, cells, player, consts, adjust)
+        n_rows = self.layout.n_rows
         return gaps[nexts.owner, nexts.cell // n_rows, nexts.cell % n_rows, nexts.klass] <= self.margin
 
     def _start_values(self, layers: np.ndarray, filled: np.ndarray, cells: np.ndarray, consts: Constants,
@@ -249,6 +247,20 @@ class LookaheadPlayer:
         o, cs, rs = owner[scored], c[scored], r[scored]
         after[o, cs, rs, 1] = (values[scored] - after[o, cs, rs, 0]) / tables.params[YZ_SCORE]
         return after
+
+    def gaps(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
+        """(n, C, R, LEVELS): how far each fill ``games``' movers may make this turn falls below the
+        best one-turn fill, for the hand of each class it falls least below (``fill_gaps``)."""
+        games = np.asarray(games, dtype=np.int64)
+        return self._gaps(games, batch.filled, batch.cells, batch.player, batch.constants,
+                          self._own(batch, games))
+
+    def _gaps(self, games: np.ndarray, filled: np.ndarray, cells: np.ndarray, player: np.ndarray,
+              consts: Constants, adjust: Correction) -> np.ndarray:
+        lay = self.layout
+        gaps = np.empty((len(games), lay.n_columns, lay.n_rows, LEVELS))
+        fill_gaps(games, filled, cells, player, consts, self.base.tables, adjust, gaps)
+        return gaps
 
     def _own(self, batch: GameBatch, games: np.ndarray) -> Correction:
         """The base's corrections of ``games``' tables, a row per game (none for expectimax)."""

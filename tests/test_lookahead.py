@@ -122,7 +122,7 @@ def _base(name: str, lay) -> ExpectimaxPlayer:
 def test_next_turn_values_match_brute_force(preset: str, open_rows: list[str], base: str) -> None:
     lay = layout(rules(preset))
     r_ = lay.rules
-    player = LookaheadPlayer(_base(base, lay), lay)
+    player = LookaheadPlayer(_base(base, lay), lay, margin=np.inf)
     batch = _table(lay, open_rows, seed=5)
     after = player.next_values(batch, np.array([0]))[0]
     # a network's float32 forward pass sums in another order for a batch of next tables than for one
@@ -149,9 +149,84 @@ def test_next_turn_values_match_brute_force(preset: str, open_rows: list[str], b
         assert np.ptp(after[0, numbers[0]]) > 0.1
 
 
+def _gaps_by_brute_force(batch: GameBatch, base: ExpectimaxPlayer) -> dict[tuple[int, int], float]:
+    """How far each (cell, class) of game 0's column 0 falls below the best fill of the hand of
+    that class it falls least below, by ``Brute``'s fill values of every hand and open cell."""
+    lay, r_ = batch.layout, batch.rules
+    brute = Brute(batch, 0, base)
+    cells = [r for r in range(lay.n_rows) if not batch.filled[0, 0, 0] >> r & 1]
+    yahtzee = r_.row_index("yahtzee") if r_.has_jokers else -1
+    gaps: dict[tuple[int, int], float] = {}
+    for hand, _ in rolled(r_.n_dice):
+        values = {r: brute.fill(r, hand) for r in cells}
+        best = max(values.values())
+        for r, v in values.items():
+            k = min(hand[r], 5) if r < N_NUMBER_ROWS else int(r == yahtzee and max(hand) == 5)
+            gaps[r, k] = min(gaps.get((r, k), np.inf), best - v)
+    return gaps
+
+
+@pytest.mark.parametrize(("preset", "open_rows", "base"), CASES[:5])
+def test_fill_gaps_match_brute_force(preset: str, open_rows: list[str], base: str) -> None:
+    lay = layout(rules(preset))
+    player = LookaheadPlayer(_base(base, lay), lay)
+    batch = _table(lay, open_rows + ["chance"] * (preset == "yahtzee"), seed=5)
+    expected = _gaps_by_brute_force(batch, player.base)
+    got = player.gaps(batch, np.array([0]))[0, 0]
+    tolerance = 1e-4 if isinstance(player.base, SearchGuidedPlayer) else 1e-9
+    for r in range(lay.n_rows):
+        for k in range(6):
+            assert got[r, k] == pytest.approx(expected.get((r, k), np.inf), abs=tolerance), (r, k)
+    assert min(expected.values()) == 0 and max(expected.values()) > 1
+
+
+@pytest.mark.parametrize(("preset", "base", "margin"), [("yatzy", "expectimax-exact", 0.0), ("yatzy", "best", 2.0),
+                                                        ("yamb", "best", 5.0)])
+def test_margin_looks_ahead_from_each_hands_best_fill(preset: str, base: str, margin: float) -> None:
+    """Within the margin of a hand's best fill the next values are those of every fill looked at,
+    the best fill of every hand among them; outside it, the least of the game's."""
+    lay = layout(rules(preset))
+    batch = GameBatch(lay, 40, seed=3)
+    _advance(batch, 4)
+    games = np.arange(40)
+    pruned = LookaheadPlayer(_base(base, lay), lay, margin=margin)
+    every = LookaheadPlayer(pruned.base, lay, margin=np.inf)
+    gaps, near, full = pruned.gaps(batch, games), pruned.next_values(batch, games), every.next_values(batch, games)
+    fillable = np.isfinite(gaps)
+    fillable[:, :, N_NUMBER_ROWS:, 1:] = False  # another row's next table is its class 0's
+    kept = fillable & (gaps <= margin)
+    assert 0 < kept.sum() < fillable.sum()
+    # a network's float32 forward pass sums in another order for fewer next tables
+    tolerance = 1e-5 if isinstance(pruned.base, SearchGuidedPlayer) else 0
+    for i in games:
+        assert gaps[i].min() == 0  # some hand's best fill
+        np.testing.assert_allclose(near[i][kept[i]], full[i][kept[i]], rtol=0, atol=tolerance)
+        np.testing.assert_allclose(near[i][fillable[i] & ~kept[i]], full[i][kept[i]].min(), rtol=0, atol=tolerance)
+
+
+def test_an_infinite_margin_plays_as_a_margin_above_every_gap() -> None:
+    lay = layout(rules("yamb"))
+    batch, again = GameBatch(lay, 30, seed=4), GameBatch(lay, 30, seed=4)
+    base = make_player("best", lay)
+    play(batch, [LookaheadPlayer(base, lay, margin=np.inf)])
+    play(again, [LookaheadPlayer(base, lay, margin=1e9)])  # prunes nothing, through the pruning's code
+    np.testing.assert_array_equal(batch.cells, again.cells)
+
+
+def test_margin_in_the_player_name() -> None:
+    lay = layout(rules("yatzy"))
+    assert make_player("best+lookahead@inf", lay).margin == np.inf
+    assert make_player("best+lookahead3@2.5", lay).margin == 2.5
+    assert make_player("best+lookahead", lay).name == "best+lookahead"
+    assert make_player("best+lookahead@0", lay).name == "best+lookahead@0"
+    for bad in ("best+lookahead@x", "best+lookahead@-1", "best+lookahead@nan"):
+        with pytest.raises(YambError, match="margin"):
+            make_player(bad, lay)
+
+
 def test_three_turns_match_brute_force() -> None:
     lay = layout(rules("yatzy"))
-    player = make_player("expectimax-exact+lookahead3", lay)
+    player = make_player("expectimax-exact+lookahead3@inf", lay)
     batch = _table(lay, ["threes", "fives", "two_pairs"], seed=5)
     after = player.next_values(batch, np.array([0]))[0]
     pairs = lay.rules.row_index("two_pairs")
