@@ -252,7 +252,7 @@ def test_yamb_review_prints_a_saved_games_review(tmp_path, capsys):
 def _spawn(*args: str) -> pexpect.spawn:
     env = {**os.environ, "TERM": "dumb", "COLUMNS": "120", "LINES": "40", "PYTHONPATH": str(ROOT)}
     return pexpect.spawn(sys.executable, ["-m", "yamb", "play", *args], cwd=ROOT, env=env, encoding="utf-8",
-                         timeout=300, dimensions=(40, 120))
+                         timeout=900, dimensions=(40, 120))
 
 
 @pytest.mark.slow

@@ -40,10 +40,11 @@ STATUS_LINE = re.compile(r"to move · roll (\d) of (\d)")
 def spawn(*args: str) -> pexpect.spawn:
     """``yamb play`` on a pseudo-terminal, without colours, wide enough for two sheets, with Ctrl-C
     interrupting it as at a terminal (a test run started in the background of a shell without job
-    control ignores SIGINT, and a child would inherit that)."""
+    control ignores SIGINT, and a child would inherit that). The timeout is a deadline against a
+    hang, not a measure: a cold start on a loaded machine compiles the coach and the bots."""
     env = {**os.environ, "TERM": "dumb", "COLUMNS": "160", "LINES": "60"}
     return pexpect.spawn(sys.executable, ["-m", "yamb", "play", *args], cwd=ROOT, env=env,
-                         encoding="utf-8", timeout=120, dimensions=(60, 160),
+                         encoding="utf-8", timeout=900, dimensions=(60, 160),
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 

@@ -291,7 +291,7 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, args, word):
     import sys
 
     result = subprocess.run([sys.executable, "-m", "yamb", "serve", *args], capture_output=True, text=True,
-                            cwd=tmp_path, timeout=120)
+                            cwd=tmp_path, timeout=900)
     assert result.returncode == 2
     assert result.stderr.startswith("yamb serve: error:") and word in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1

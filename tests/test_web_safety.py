@@ -126,7 +126,7 @@ def port_of(server) -> int:
 def post(port: int, path: str, body: dict | None = None, host: str | None = None,
          method: str = "POST") -> tuple[int, dict]:
     """A request to 127.0.0.1:``port`` naming ``host`` in its Host header; (status, JSON answer)."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=900)
     try:
         headers = {"content-type": "application/json", "host": host or f"127.0.0.1:{port}"}
         connection.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
