@@ -68,7 +68,7 @@ from yamb.rules import N_NUMBER_ROWS, Rules
 
 SUFFIX = "+lookahead"  # a player name with it: that player with the look-ahead
 SEARCH_PLAYERS = (ExpectimaxPlayer, SearchGuidedPlayer, ColumnExactPlayer)  # those with corrections to look ahead with
-MARGIN = 5.0  # look ahead from fills within this many points of a hand's best one-turn fill
+MARGIN = float("inf")  # look ahead from fills within this many points of a hand's best one-turn fill
 GAMES_AT_ONCE = 256  # games whose next tables are built together (memory: the look-ahead of 3 turns)
 
 
