@@ -18,3 +18,12 @@ def require_binary(name: str) -> str:
             pytest.fail(f"{message}, and YAMB_REQUIRE_SERVERS=1 requires it")
         pytest.skip(message)
     return path
+
+
+def error_lines(err: str) -> list[str]:
+    """The lines of a command's standard error but its progress lines (numba's first compile, the
+    workers starting), which may come before a one-line error."""
+    from yamb.app.cli.compiling import MESSAGE
+
+    return [line for line in err.strip().splitlines()
+            if not line.endswith(MESSAGE) and not line.startswith("yamb evolve: starting ")]

@@ -16,7 +16,7 @@ from evolution.config import from_preset, with_settings
 from evolution.run import evolve, resume, start
 from evolution.state import load_checkpoint
 from robo_players.neural.files import load_weights
-from tests.programs import require_binary
+from tests.programs import error_lines, require_binary
 from tests.servers import free_port, loopback_network
 from yamb.app.cli import main
 
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.slow  # Ray and its address checks: an evolve on a loca
 
 
 # the command (``yamb evolve --recipe quick --generations 5 --seed 4``), on a smaller population
-RUN = ["--preset", "quick", "--generations", "5", "--seed", "4", "--population", "12", "--games", "20",
+RUN = ["--recipe", "quick", "--generations", "5", "--seed", "4", "--population", "12", "--games", "20",
        "--final-games", "200", "--hidden", "8"]
 
 
@@ -88,13 +88,13 @@ def test_bad_backend_settings_are_one_line(tmp_path: Path, capsys: pytest.Captur
     port = str(free_port())  # nothing listens there
     args = [a.replace("{port}", port) for a in args]
     assert main(["evolve", *RUN, "--out", str(tmp_path / "run"), *args]) == 2
-    err = capsys.readouterr().err.strip()
-    assert needle.replace("{port}", port) in err and len(err.splitlines()) == 1
+    err = error_lines(capsys.readouterr().err)
+    assert len(err) == 1 and needle.replace("{port}", port) in err[0], err
 
 
 def test_without_ray_the_ray_backend_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray raises ImportError
     assert main(["evolve", *RUN, "--backend", "ray", "--out", str(tmp_path / "run")]) == 2
-    err = capsys.readouterr().err.strip()
-    assert 'pip install -e ".[cluster]"' in err and len(err.splitlines()) == 1
+    err = error_lines(capsys.readouterr().err)
+    assert len(err) == 1 and 'pip install -e ".[cluster]"' in err[0], err

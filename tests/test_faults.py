@@ -27,6 +27,7 @@ from evolution.run import evolve, resume, start
 from evolution.state import CHECKPOINT, CheckpointError, load_checkpoint
 from robo_players.base import play
 from robo_players.random_player import RandomPlayer
+from tests.programs import error_lines
 from tests.test_evolution import assert_same, outputs, tiny
 from yamb import atomic
 from yamb.app.cli import main
@@ -43,9 +44,10 @@ TINY_ARGS = ["--generations", "1", "--population", "3", "--games", "2", "--hidde
 
 
 def one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
-    return err
+    """The one line of standard error (after any progress lines), asserted to be one, with no traceback."""
+    lines = error_lines(capsys.readouterr().err)
+    assert len(lines) == 1 and "Traceback" not in lines[0], lines
+    return lines[0]
 
 
 @pytest.fixture

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.programs import error_lines
+
 ROOT = Path(__file__).resolve().parents[1]
 SURVIVE_SECONDS = 120  # the workers end within moments of their parent; this only stops a failing test
 
@@ -94,4 +96,4 @@ def test_ctrl_c_prints_one_line_and_leaves_no_worker_behind(tmp_path: Path) -> N
     report = killed_run(tmp_path, "SIGINT")
     assert report["returncode"] == 130 and report["survivors"] == [] and len(report["seen"]) >= 2
     resume = f"yamb evolve --resume {tmp_path / 'run'}"
-    assert report["stderr"].strip() == f"yamb evolve: interrupted; continue with: {resume}"
+    assert error_lines(report["stderr"]) == [f"yamb evolve: interrupted; continue with: {resume}"]

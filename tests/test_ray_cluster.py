@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow  # a two-node Ray cluster, one node killed
 
 
 # two chunks of 4 networks x 600 games: each takes a few seconds on a node
-RUN = ["--preset", "quick", "--generations", "3", "--seed", "4", "--population", "8", "--games", "600",
+RUN = ["--recipe", "quick", "--generations", "3", "--seed", "4", "--population", "8", "--games", "600",
        "--final-games", "100", "--hidden", "4"]
 GENERATION_LINE = re.compile(r"^gen\s+(\d+)/")
 

@@ -23,7 +23,7 @@ from tests.servers import postgres_server
 
 TRIALS = 4
 HEARTBEAT = "2"  # seconds: the grace period is 6 s
-SWEEP = ["--trials", str(TRIALS), "--preset", "quick", "--set", "game=yatzy", "--seed", "3"]
+SWEEP = ["--trials", str(TRIALS), "--recipe", "quick", "--set", "game=yatzy", "--seed", "3"]
 
 
 def sweep(directory: Path, url: str) -> subprocess.Popen:
@@ -109,7 +109,7 @@ def test_a_sweep_holds_two_connections_per_worker_at_most(tmp_path: Path, worker
             db.execute("GRANT CREATE ON SCHEMA public TO sweeper")
         limited = admin.set(username="sweeper").render_as_string(hide_password=False)
         done = subprocess.run([sys.executable, "-m", "yamb", "sweep", str(tmp_path / "sweep"), "--trials", "1",
-                               "--workers", str(workers), "--preset", "quick", "--set", "game=yatzy",
+                               "--workers", str(workers), "--recipe", "quick", "--set", "game=yatzy",
                                "--storage", limited],
                               check=False, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stderr[-3000:]
