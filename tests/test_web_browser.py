@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.programs import require_binary
-from tests.web_helpers import STEP_MS, chromium, make_run, start_server
+from tests.web_helpers import STEP_MS, chromium, make_run, play_my_turns, start_server
 from yamb.game import Game
 
 pytestmark = pytest.mark.slow  # a real Chromium against a real yamb serve
@@ -53,36 +53,6 @@ def start_from_form(page, url: str, preset: str) -> str:
     page.wait_for_url(re.compile(r"#g="))
     page.locator("#speed").select_option("0")
     return page.url.split("#g=")[1]
-
-
-def play_my_turns(page, game_id: str, server, turns: int | None = None) -> int:
-    """Play the person's turns through the page until the game ends (or ``turns`` are played): keep the
-    first two dice and roll once when a roll is allowed, then write the dice in the first green cell.
-    The number of turns played."""
-    played = 0
-    summary = page.get_by_test_id("summary")
-    while turns is None or played < turns:
-        fill = page.locator("button.fill").first
-        announce = page.locator("button.announce").first
-        ready = "button.fill, button.announce, [data-testid=summary]:not([hidden])"
-        expect(page.locator(ready).first).to_be_visible(timeout=STEP_MS)
-        if summary.is_visible():
-            break
-        state = server.get(f"/api/games/{game_id}")
-        if state["can_roll"] and state["roll"] == 1:
-            page.get_by_test_id("die-0").click()
-            page.get_by_test_id("die-1").click()
-            expect(page.get_by_test_id("die-0")).to_have_class(re.compile("kept"))
-            page.get_by_test_id("roll").click()
-            expect(page.get_by_test_id("roll-counter")).to_contain_text("roll 2 of", timeout=STEP_MS)
-            continue
-        moves = state["moves"]
-        (fill if fill.count() else announce).click()
-        page.wait_for_function(f"() => game && game.moves > {moves}", timeout=STEP_MS)
-        if fill.count() == 0 and state["must_announce"]:
-            continue
-        played += 1
-    return played
 
 
 def test_a_whole_game_through_the_page(server, page):

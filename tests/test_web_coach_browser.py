@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from tests.programs import require_binary
 from tests.test_web_pages_policy import RECORD_VIOLATIONS
-from tests.web_helpers import STEP_MS, chromium, start_server
+from tests.web_helpers import STEP_MS, chromium, play_my_turns, start_server
 from yamb.dice import counts_of
 
 pytestmark = pytest.mark.slow  # a real Chromium against a real yamb serve
@@ -53,20 +53,7 @@ def test_a_blunder_is_named_at_once_and_in_the_review(server, browser_path, tmp_
         expect(coach).to_be_hidden()
         expect(page.get_by_test_id("coach-1")).to_have_count(0)
         page.get_by_test_id("coach-on").check()
-        # the rest of the game: roll once keeping the first two dice, then write in the first green cell
-        summary = page.get_by_test_id("summary")
-        while True:
-            expect(page.locator("button.fill, [data-testid=summary]:not([hidden])").first).to_be_visible(timeout=STEP_MS)
-            if summary.is_visible():
-                break
-            state = server.get(f"/api/games/{game_id}")
-            if state["can_roll"] and state["roll"] == 1:
-                page.get_by_test_id("die-0").click()
-                page.get_by_test_id("roll").click()
-                expect(page.get_by_test_id("roll-counter")).to_contain_text("roll 2 of", timeout=STEP_MS)
-                continue
-            page.locator("button.fill").first.click()
-            page.wait_for_function(f"() => game && game.moves > {state['moves']}", timeout=STEP_MS)
+        play_my_turns(page, game_id, server)  # the rest of the game
         review = server.get(f"/api/games/{game_id}/review")
         page.get_by_test_id("review-summary").click()
         expect(page.get_by_test_id("review-curve")).to_be_visible(timeout=STEP_MS)
