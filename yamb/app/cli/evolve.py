@@ -43,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE", type=arg(options.input_file), help="TOML file of settings (over the recipe)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--out", metavar="DIR", type=arg(options.output_dir),
-                       help="run directory (default runs/<recipe>-<game>-<date>-<time>)")
+                       help="a new or empty run directory (default runs/<recipe>-<game>-<date>-<time>)")
     where.add_argument("--resume", metavar="DIR", type=arg(options.output_dir), help="continue the run in DIR where it stopped")
     for flag, setting, kind, text in OVERRIDES:
         parser.add_argument(flag, dest=setting, type=TYPES.get(kind, kind), default=None,
