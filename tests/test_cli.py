@@ -288,6 +288,35 @@ def test_init_of_another_shape_names_the_options_that_fix_it(capsys: pytest.Capt
     assert not (tmp_path / "run").exists()  # checked before the run directory is made
 
 
+def test_the_quick_recipe_from_the_shipped_bot_names_the_way_there(capsys: pytest.CaptureFixture[str],
+                                                                   tmp_path: Path) -> None:
+    """The yamb bot (hidden 64, 14,312 weights) is too large for quick's CMA-ES: the line says the shape,
+    the algorithm that takes it and the recipe that starts from it; the network's size is checked
+    before the run directory is made."""
+    from robo_players.neural.files import load_weights
+
+    bot = load_weights(ROOT / "robo_players" / "bots" / "yamb-5d-down-up-free-announce.safetensors")
+    assert bot.spec.hidden == (64,) and bot.genome.size == 14_312
+    run = ["--out", str(tmp_path / "run")]
+    line = refused_in_one_line(capsys, ["evolve", "--recipe", "quick", "--init", "best", *run])
+    assert ("init: best (the shipped bot yamb-5d-down-up-free-announce.safetensors) holds a guided network "
+            "(hidden [64], 14,312 weights)") in line, line
+    assert line.endswith("; to carry it on, add --hidden 64 --algorithm sep-cma (CMA-ES takes at most 2,000 weights), "
+                         "or take its network and search as they are: --recipe polish"), line
+    line = refused_in_one_line(capsys, ["evolve", "--recipe", "quick", "--init", "best", "--hidden", "64", *run])
+    assert "CMA-ES keeps a full covariance matrix: 14,312 weights is too many" in line, line
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_polish_recipe_starts_from_the_shipped_bot(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """``--recipe polish --init best`` takes the bot's network: its shape is not checked against the recipe's."""
+    tiny = ["--generations", "1", "--population", "4", "--games", "2", "--final-games", "3", "--set", "games_max=4",
+            "--set", "reevaluate=2", "--set", "accept_games=4"]
+    assert main(["evolve", "--recipe", "polish", "--preset", "yatzy", "--init", "best", "--out", str(tmp_path / "run"),
+                 *tiny]) == 0, capsys.readouterr().err
+    assert (tmp_path / "run" / "best.pt").is_file()
+
+
 def test_backend_ray_without_ray_is_refused_before_anything_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)
