@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.programs import COMPILING, error_lines
 from yamb.app.cli import build_parser, main
 from yamb.app.cli.compiling import MESSAGE
 
@@ -131,7 +132,7 @@ def refused_in_one_line(capsys: pytest.CaptureFixture[str], args: list[str], pro
     ``progress``: the refusal comes after some work)."""
     assert main(args) == 2, args
     out, err = capsys.readouterr()
-    lines = [line for line in err.splitlines() if not line.startswith(f"yamb {args[0]}: compiling")]
+    lines = error_lines(err, progress=(COMPILING,))
     assert (progress or out == "") and len(lines) == 1 and "Traceback" not in err + out, (args, err)
     return lines[0]
 
