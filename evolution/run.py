@@ -24,7 +24,7 @@ from evolution.evaluate import init_worker
 from evolution.report import final_check, write_logbook, write_results
 from evolution.state import CHECKPOINT, RunState, adopt_init, load_checkpoint, new_state, save_checkpoint
 from evolution.verdict import play_verdict, start_strength
-from yamb.atomic import remove_temporaries, write_atomically
+from yamb.atomic import holds_files, remove_temporaries, write_atomically
 
 CONFIG_FILE = "config.toml"
 LOCK_FILE = ".lock"
@@ -48,11 +48,14 @@ def run_lock(run_dir: Path, create: bool = True) -> Iterator[None]:
     """Hold ``run_dir``'s lock while this process works in it: a second process that tries (a
     second ``yamb evolve --resume`` of a running run) gets a one-line error instead of writing
     the same checkpoint. The lock is the operating system's (``flock``): it goes with the process,
-    however that ends. Without ``create`` (a resume), ``run_dir`` must be a run: nothing of a
-    directory that is not one is touched."""
+    however that ends. Without ``create`` (a resume), ``run_dir`` must be a run; with it, a run,
+    an empty directory or a new one: nothing of any other directory is touched."""
     run_dir = Path(run_dir)
     if not create:
         check_run(run_dir)
+    elif not is_run(run_dir) and holds_files(run_dir, but=(LOCK_FILE,)):  # what a run killed early leaves
+        raise ConfigError(f"{run_dir} holds other files and no run; name a new or empty directory with --out "
+                          "(or leave --out out for a new one under runs/)")
     run_dir.mkdir(parents=True, exist_ok=True)
     with open(run_dir / LOCK_FILE, "a+") as f:
         try:

@@ -136,23 +136,45 @@ def starting_point(config: EvolveConfig, spec: NetSpec) -> tuple[np.ndarray, np.
         return None
     weights = init_weights(config, spec)
     if replace(weights.spec, played=spec.played, bonus=spec.bonus, exact=spec.exact) != spec:
-        raise ConfigError(f"init: {config.init} holds a {_describe(weights.spec)}, this run evolves a "
-                          f"{_describe(spec)}; to carry it on, add {_fixes(weights.spec, spec)}")
+        named = f"best (the shipped bot {bot_name(spec.layout())})" if config.init == "best" else config.init
+        raise ConfigError(f"init: {named} holds a {_describe(weights.spec, weights.genome.size)}, "
+                          f"this run evolves a {_describe(spec)}; {_fixes(config, weights, spec)}")
     return weights.genome.astype(np.float64), weights.cell_values.astype(np.float64)
 
 
-def _fixes(wanted: NetSpec, spec: NetSpec) -> str:
-    """The ``yamb evolve`` options that make a run of ``spec`` evolve a network of ``wanted``'s shape."""
+def _fixes(config: EvolveConfig, weights: NeuralWeights, spec: NetSpec) -> str:
+    """The ``yamb evolve`` options that make the run of ``config`` (a network of ``spec``) evolve the
+    network of ``weights``, and, for a network of the same table, the recipe that takes it as it is."""
+    wanted = weights.spec
     fixes = {"--player": (wanted.kind, spec.kind), "--preset": (wanted.preset, spec.preset),
              "--columns": (",".join(wanted.columns), ",".join(spec.columns)),
              "--set dice=": (wanted.dice, spec.dice), "--set joker=": (wanted.joker, spec.joker),
              "--hidden": (",".join(map(str, wanted.hidden)), ",".join(map(str, spec.hidden)))}
-    return " ".join(f"{flag}{'' if flag.endswith('=') else ' '}{want}" for flag, (want, have) in fixes.items()
-                    if want != have)
+    words = [f"{flag}{'' if flag.endswith('=') else ' '}{want}" for flag, (want, have) in fixes.items() if want != have]
+    if config.algorithm == "cma" and weights.genome.size > CMA_MAX_WEIGHTS:
+        words.append(f"--algorithm sep-cma (CMA-ES takes at most {CMA_MAX_WEIGHTS:,} weights)")
+    same_table = wanted.table_name() == spec.table_name() and wanted.joker == spec.joker
+    polish = ", or take its network and search as they are: --recipe polish" if same_table else ""
+    return f"to carry it on, add {' '.join(words)}{polish}"
 
 
-def _describe(spec: NetSpec) -> str:
-    return f"{spec.kind} network (hidden {list(spec.hidden)}) for {spec.table_name()}"
+def _describe(spec: NetSpec, weights: int | None = None) -> str:
+    size = "" if weights is None else f", {weights:,} weights"
+    return f"{spec.kind} network (hidden {list(spec.hidden)}{size}) for {spec.table_name()}"
+
+
+def check_size(config: EvolveConfig, spec: NetSpec) -> None:
+    """A ``ConfigError`` when a network of ``spec`` is too large for the algorithm or the population."""
+    weights = genome_size(spec.build())
+    if config.algorithm == "cma" and weights > CMA_MAX_WEIGHTS:
+        raise ConfigError(
+            f"CMA-ES keeps a full covariance matrix: {weights:,} weights is too many "
+            f"(at most {CMA_MAX_WEIGHTS:,}); use algorithm = \"sep-cma\" or \"es\" (linear in the weights), "
+            f"\"ga\", or smaller hidden layers"
+        )
+    if config.population * weights > MAX_POPULATION_WEIGHTS:
+        raise ConfigError(f"population x weights is {config.population * weights:,}, more than "
+                          f"{MAX_POPULATION_WEIGHTS:,}; use a smaller population or smaller hidden layers")
 
 
 def new_state(config: EvolveConfig) -> RunState:
@@ -164,16 +186,8 @@ def new_state(config: EvolveConfig) -> RunState:
     """
     config.validate()
     spec = net_spec(config)
+    check_size(config, spec)
     net = spec.build()
-    if config.algorithm == "cma" and genome_size(net) > CMA_MAX_WEIGHTS:
-        raise ConfigError(
-            f"CMA-ES keeps a full covariance matrix: {genome_size(net):,} weights is too many "
-            f"(at most {CMA_MAX_WEIGHTS:,}); use algorithm = \"sep-cma\" or \"es\" (linear in the weights), "
-            f"\"ga\", or smaller hidden layers"
-        )
-    if config.population * genome_size(net) > MAX_POPULATION_WEIGHTS:
-        raise ConfigError(f"population x weights is {config.population * genome_size(net):,}, more than "
-                          f"{MAX_POPULATION_WEIGHTS:,}; use a smaller population or smaller hidden layers")
     random.seed(config.seed)
     np.random.seed(config.seed % 2**32)
     rng = np.random.default_rng(config.seed)

@@ -22,6 +22,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from evolution.backends import CLUSTER_EXTRA
 from evolution.sweep_space import SearchSpace, search_space
 from robo_players.neural.files import write_atomically
+from yamb.atomic import holds_files
 from yamb.errors import YambError
 
 # heartbeats and retries are "experimental" in Optuna 5, and the sweep relies on them knowingly
@@ -84,6 +85,9 @@ def settle_settings(
     """
     given = {key: value for key, value in asked.items() if value is not None}
     stored = read_settings(directory)
+    if stored is None and holds_files(directory):
+        raise SweepError(f"{directory} holds other files and no sweep (no {SETTINGS_FILE}); "
+                         "name a new or empty directory")
     if stored is None:
         space = search_space(given.get("preset", SweepSettings.preset))
         return SweepSettings(space=replace(space, settings=fixed or {}), **given,

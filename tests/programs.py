@@ -1,11 +1,15 @@
-"""Outside programs the tests run (Debian packages of the README's set-up), found on the PATH."""
+"""Outside programs the tests run (Debian packages of the README's set-up), found on the PATH, and what a
+program says on standard error besides its progress lines."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 
 import pytest
+
+from yamb.app.cli.compiling import MESSAGE
 
 
 def require_binary(name: str) -> str:
@@ -20,10 +24,11 @@ def require_binary(name: str) -> str:
     return path
 
 
-def error_lines(err: str) -> list[str]:
-    """The lines of a command's standard error but its progress lines (numba's first compile, the
-    workers starting), which may come before a one-line error."""
-    from yamb.app.cli.compiling import MESSAGE
+COMPILING = rf"yamb [a-z-]+: {re.escape(MESSAGE)}"  # numba's first compile (yamb.app.cli.compiling)
+WORKERS = r"yamb evolve: starting \d+ worker process(es)? .*"  # yamb evolve's workers starting
 
-    return [line for line in err.strip().splitlines()
-            if not line.endswith(MESSAGE) and not line.startswith("yamb evolve: starting ")]
+
+def error_lines(err: str, progress: tuple[str, ...] = (COMPILING, WORKERS)) -> list[str]:
+    """The lines of a command's standard error but its progress lines, which may come before a one-line
+    error: those that match one of the regular expressions ``progress`` as a whole."""
+    return [line for line in err.strip().splitlines() if not any(re.fullmatch(kind, line) for kind in progress)]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.programs import COMPILING, error_lines
 from yamb.app.cli import build_parser, main
 from yamb.app.cli.compiling import MESSAGE
 
@@ -131,7 +132,7 @@ def refused_in_one_line(capsys: pytest.CaptureFixture[str], args: list[str], pro
     ``progress``: the refusal comes after some work)."""
     assert main(args) == 2, args
     out, err = capsys.readouterr()
-    lines = [line for line in err.splitlines() if not line.startswith(f"yamb {args[0]}: compiling")]
+    lines = error_lines(err, progress=(COMPILING,))
     assert (progress or out == "") and len(lines) == 1 and "Traceback" not in err + out, (args, err)
     return lines[0]
 
@@ -213,10 +214,14 @@ def test_run_preset_cannot_lead_the_run_out_of_runs(tmp_path: Path, capsys: pyte
 
 def test_a_validation_share_that_leaves_no_game_to_train_on_is_one_line(tmp_path: Path,
                                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    """Two recorded games and --validation 0.99: imitate divided by zero training steps."""
-    line = refused_in_one_line(capsys, ["imitate", "--teacher", "random", "--preset", "yatzy", "--games", "2",
-                                        "--epochs", "1", "--hidden", "2", "--cell-games", "2", "--check-games", "2",
-                                        "--validation", "0.99", "--out", str(tmp_path / "x.pt")], progress=True)
+    """A share over a half is refused before any game is played; two recorded games, both drawn for
+    validation at a share of 0.5 (seed 3): imitate used to divide by zero training steps."""
+    tiny = ["imitate", "--teacher", "random", "--preset", "yatzy", "--games", "2", "--epochs", "1", "--hidden", "2",
+            "--cell-games", "2", "--check-games", "2", "--out", str(tmp_path / "x.pt")]
+    for share in ("0.99", "0.51", "1"):
+        line = refused_in_one_line(capsys, [*tiny, "--validation", share])
+        assert f"argument --validation: '{share}' is not a number from 0 to 0.5" in line, line
+    line = refused_in_one_line(capsys, [*tiny, "--validation", "0.5", "--seed", "3"], progress=True)
     assert "held out all 2 recorded games" in line and "--validation" in line
     assert not (tmp_path / "x.pt").exists()
 
@@ -282,6 +287,35 @@ def test_init_of_another_shape_names_the_options_that_fix_it(capsys: pytest.Capt
                                         "--init", str(BOT), "--out", str(tmp_path / "run")])
     assert f"add --hidden {','.join(map(str, shipped.hidden))}" in line, line
     assert not (tmp_path / "run").exists()  # checked before the run directory is made
+
+
+def test_the_quick_recipe_from_the_shipped_bot_names_the_way_there(capsys: pytest.CaptureFixture[str],
+                                                                   tmp_path: Path) -> None:
+    """The yamb bot (hidden 64, 14,312 weights) is too large for quick's CMA-ES: the line says the shape,
+    the algorithm that takes it and the recipe that starts from it; the network's size is checked
+    before the run directory is made."""
+    from robo_players.neural.files import load_weights
+
+    bot = load_weights(ROOT / "robo_players" / "bots" / "yamb-5d-down-up-free-announce.safetensors")
+    assert bot.spec.hidden == (64,) and bot.genome.size == 14_312
+    run = ["--out", str(tmp_path / "run")]
+    line = refused_in_one_line(capsys, ["evolve", "--recipe", "quick", "--init", "best", *run])
+    assert ("init: best (the shipped bot yamb-5d-down-up-free-announce.safetensors) holds a guided network "
+            "(hidden [64], 14,312 weights)") in line, line
+    assert line.endswith("; to carry it on, add --hidden 64 --algorithm sep-cma (CMA-ES takes at most 2,000 weights), "
+                         "or take its network and search as they are: --recipe polish"), line
+    line = refused_in_one_line(capsys, ["evolve", "--recipe", "quick", "--init", "best", "--hidden", "64", *run])
+    assert "CMA-ES keeps a full covariance matrix: 14,312 weights is too many" in line, line
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_polish_recipe_starts_from_the_shipped_bot(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """``--recipe polish --init best`` takes the bot's network: its shape is not checked against the recipe's."""
+    tiny = ["--generations", "1", "--population", "4", "--games", "2", "--final-games", "3", "--set", "games_max=4",
+            "--set", "reevaluate=2", "--set", "accept_games=4"]
+    assert main(["evolve", "--recipe", "polish", "--preset", "yatzy", "--init", "best", "--out", str(tmp_path / "run"),
+                 *tiny]) == 0, capsys.readouterr().err
+    assert (tmp_path / "run" / "best.pt").is_file()
 
 
 def test_backend_ray_without_ray_is_refused_before_anything_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

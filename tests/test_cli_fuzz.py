@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.programs import COMPILING, error_lines
 from yamb.app.cli import main
-from yamb.app.cli.compiling import MESSAGE
 
 SEED = 20261124
 CASES = 300
@@ -33,11 +33,6 @@ TEXTS = ["", " ", "²", "ÿ", "\u202e", ",,,", "x" * 300, "../..", "💥", "none
          "free,free", "-", "=", "a=b=c", "\t"]
 SETTINGS = ["seed", "population", "games", "generations", "mutation_sigma", "cxpb", "hidden", "elite", "tournament",
             "hall_of_fame", "final_games", "played", "player", "algorithm", "game", "columns", "nope", ""]
-
-
-def said(err: str) -> list[str]:
-    """The lines of ``err`` but numba's first compile (``yamb.app.cli.compiling``), which is progress."""
-    return [line for line in err.strip().splitlines() if MESSAGE not in line]
 
 
 def path_kinds(tmp: Path) -> list[str]:
@@ -155,7 +150,7 @@ def test_the_cli_survives_a_seeded_fuzz(tmp_path: Path, capsys: pytest.CaptureFi
         assert code in (0, 2), (args, code, err)
         assert "Traceback" not in err + out, (args, err)
         if code == 2:
-            lines = said(err)
+            lines = error_lines(err, progress=(COMPILING,))
             assert len(lines) == 1 and lines[0].startswith("yamb") and len(lines[0]) < 600, (args, err)
         exits[code] += 1
     print(f"{CASES} fuzz cases: {exits[0]} exit 0, {exits[2]} exit 2")
@@ -169,4 +164,4 @@ def test_fuzz_cases_in_real_processes(tmp_path: Path) -> None:
                                 timeout=300, cwd=tmp_path, stdin=subprocess.DEVNULL)
         assert result.returncode in (0, 2) and "Traceback" not in result.stderr, (args, result.stderr)
         if result.returncode == 2:
-            assert len(said(result.stderr)) == 1, (args, result.stderr)
+            assert len(error_lines(result.stderr, progress=(COMPILING,))) == 1, (args, result.stderr)

@@ -256,7 +256,7 @@ def test_a_run_can_start_from_a_weights_file(tmp_path: Path) -> None:
     ("settings", "message"),
     [
         ({"init": "missing.pt"}, "init: .*missing.pt"),
-        ({"init": "best", "game": "yatzy", "hidden": "3"}, r"holds a guided network \(hidden \[8\]\).*"
+        ({"init": "best", "game": "yatzy", "hidden": "3"}, r"holds a guided network \(hidden \[8\], 550 weights\).*"
                                                            r"this run evolves a direct network \(hidden \[3\]\)"),
         ({"init": "best", "game": "yamb", "columns": "down,up"}, "no shipped bot for yamb"),
     ],

@@ -35,6 +35,24 @@ def test_resume_touches_nothing_of_a_directory_that_is_not_a_run(tmp_path: Path,
     assert not missing.exists()
 
 
+def test_a_new_run_writes_nothing_into_a_directory_of_other_files(tmp_path: Path, capsys) -> None:
+    """``--out DIR`` where DIR holds files but no run: refused in one line, before anything is written."""
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("someone's notes\n")
+    before = snapshot(foreign)
+    assert main(["evolve", "--out", str(foreign), *TINY_ARGS]) == 2
+    assert (f"yamb evolve: error: {foreign} holds other files and no run; name a new or empty directory with --out "
+            "(or leave --out out for a new one under runs/)") == one_line_error(capsys)
+    assert snapshot(foreign) == before
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / ".lock").write_text("")  # left by a run killed before it saved anything
+    assert main(["evolve", "--out", str(tmp_path / "empty"), *TINY_ARGS]) == 0
+    capsys.readouterr()
+    assert main(["evolve", "--out", str(tmp_path / "empty"), *TINY_ARGS]) == 2  # a run: resume it
+    assert f"already holds a run; resume it with --resume {tmp_path / 'empty'}" in one_line_error(capsys)
+
+
 @pytest.mark.parametrize("where", ["new_state", "warm_up"])
 def test_an_interrupted_run_names_the_command_that_continues_it(tmp_path: Path, where: str, capsys,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:

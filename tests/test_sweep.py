@@ -199,3 +199,12 @@ def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture, 
     assert main(["sweep", *(a.replace("{tmp}", str(tmp_path)) for a in args)]) == 2
     err = capsys.readouterr().err.strip()
     assert needle in err and len(err.splitlines()) == 1
+
+
+def test_a_new_sweep_writes_nothing_into_a_directory_of_other_files(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    (tmp_path / "notes.txt").write_text("someone's notes\n")
+    assert main(["sweep", str(tmp_path), "--trials", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"yamb sweep: error: {tmp_path} holds other files and no sweep (no sweep.json); "
+                   "name a new or empty directory")
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]

@@ -34,6 +34,8 @@ def browser_path():
 def server(browser_path, tmp_path_factory):
     root = tmp_path_factory.mktemp("web")
     make_run(root / "runs")
+    (root / "runs" / "damaged").mkdir()
+    (root / "runs" / "damaged" / "config.toml").write_text("game = = 1\n")
     server = start_server(root / "games.sqlite3", root / "runs")
     yield server
     server.stop()
@@ -96,6 +98,10 @@ def test_runs_page_draws_the_curve_and_plays_the_runs_best(server, page):
     card = page.get_by_test_id("run-yatzy-demo")
     expect(card).to_contain_text("40 of 40 generations")
     assert len(card.locator("path.mean").get_attribute("d").split("L")) == 40
+    expect(card.get_by_test_id("problem-yatzy-demo")).to_have_count(0)
+    damaged = server.get("/api/runs/damaged")["problem"]
+    assert damaged.startswith("config.toml is not TOML")
+    expect(page.get_by_test_id("problem-damaged")).to_have_text(f"damaged: {damaged}")
     card.get_by_test_id("play-yatzy-demo").click()
     page.wait_for_url(re.compile(r"#run=yatzy-demo"))
     expect(page.get_by_test_id("columns")).to_have_text(re.compile(r"^free"))

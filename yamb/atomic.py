@@ -140,6 +140,12 @@ def _claim(path: Path) -> int | None:
     return None
 
 
+def holds_files(directory: Path, but: tuple[str, ...] = ()) -> bool:
+    """Whether ``directory`` holds anything but the names ``but`` and the temporary files of writers."""
+    directory = Path(directory)
+    return directory.is_dir() and any(p.name not in but and not TEMPORARY.fullmatch(p.name) for p in directory.iterdir())
+
+
 def remove_temporaries(directory: Path) -> list[Path]:
     """Finish the moves of writers killed during ``write_together``, then delete the temporary files
     of killed writers in ``directory`` (if it exists); returns the files deleted."""

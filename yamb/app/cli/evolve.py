@@ -43,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE", type=arg(options.input_file), help="TOML file of settings (over the recipe)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--out", metavar="DIR", type=arg(options.output_dir),
-                       help="run directory (default runs/<recipe>-<game>-<date>-<time>)")
+                       help="a new or empty run directory (default runs/<recipe>-<game>-<date>-<time>)")
     where.add_argument("--resume", metavar="DIR", type=arg(options.output_dir), help="continue the run in DIR where it stopped")
     for flag, setting, kind, text in OVERRIDES:
         parser.add_argument(flag, dest=setting, type=TYPES.get(kind, kind), default=None,
@@ -88,12 +88,15 @@ def _changes(args: argparse.Namespace) -> dict:
 
 
 def _check_before_writing(config) -> None:
-    """What would fail once the run directory exists: Ray missing, an ``init`` file of another shape."""
+    """What would fail once the run directory exists: Ray missing, a network too large for the
+    algorithm, an ``init`` file of another shape (after ``from_init`` took what it names from it)."""
     from evolution.backends import import_ray
-    from evolution.state import net_spec, starting_point
+    from evolution.state import adopt_init, check_size, net_spec, starting_point
 
     if config.backend == "ray":
         import_ray()
+    config = adopt_init(config)
+    check_size(config, net_spec(config))
     starting_point(config, net_spec(config))
 
 

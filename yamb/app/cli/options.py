@@ -239,8 +239,17 @@ def fraction(text: str) -> float:
     raise ArgumentError(f"{shown(text)} is not a number from 0 to below 1")
 
 
-def unit_interval(text: str) -> float:
-    """A number from 0 to 1, both included, in ASCII."""
-    if _DECIMAL.fullmatch(text) and 0 <= float(text) <= 1:
-        return float(text)
-    raise ArgumentError(f"{shown(text)} is not a number from 0 to 1")
+def share(high: float) -> Callable[[str], float]:
+    """A validator of numbers from 0 to ``high``, both included, in ASCII."""
+
+    def check(text: str) -> float:
+        if _DECIMAL.fullmatch(text) and 0 <= float(text) <= high:
+            return float(text)
+        raise ArgumentError(f"{shown(text)} is not a number from 0 to {high:g}")
+
+    check.__name__ = "share"
+    return check
+
+
+unit_interval = share(1)
+held_out = share(0.5)  # a validation share: at least half of the recorded games are trained on

@@ -28,8 +28,8 @@ def add_training_arguments(parser: argparse.ArgumentParser, hidden: tuple[int, .
     parser.add_argument("--batch-size", type=arg(options.integer(1, 1_000_000)), default=batch_size,
                         help=f"minibatch (default {batch_size})")
     parser.add_argument("--learning-rate", type=arg(options.learning_rate), default=rate, help=f"Adam's (default {rate:g})")
-    parser.add_argument("--validation", type=arg(options.fraction), default=0.1,
-                        help="share of the games held out for validation (default 0.1)")
+    parser.add_argument("--validation", type=arg(options.held_out), default=0.1,
+                        help="share of the games held out for validation, from 0 to 0.5 (default 0.1)")
     parser.add_argument("--seed", type=arg(options.seed), default=0, help="seed of every random choice (default 0)")
     parser.add_argument("--threads", type=arg(options.integer(1, 1024)), default=threads,
                         help=f"torch and numba threads (default {threads})")

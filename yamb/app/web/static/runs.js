@@ -101,6 +101,7 @@ async function refresh() {
       cards.push(el("div", { class: "run card", "data-testid": `run-${run.name}` },
         el("h2", {}, run.name),
         el("div", { class: "meta" }, describe(run)),
+        detail.problem ? el("p", { class: "error", "data-testid": `problem-${run.name}` }, `damaged: ${detail.problem}`) : null,
         chart(detail.curve), legend(),
         el("div", { class: "meta" },
           `last generation: mean ${last(detail.curve, "avg")}, best ${last(detail.curve, "max")}, expectimax ${last(detail.curve, "expectimax")}`),
