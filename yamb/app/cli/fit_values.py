@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="Adam's in the first round, decaying tenfold by the last (default 0.001)")
     parser.add_argument("--seed", type=arg(options.seed), default=0, help="seed of every random choice (default 0)")
     parser.add_argument("--threads", type=arg(options.integer(1, 1024)), default=1,
-                        help="torch threads (default 1; the result depends on it)")
+                        help="torch and numba threads (default 1; the result depends on it)")
     parser.add_argument("--out", metavar="FILE", type=arg(options.output_file), required=True,
                         help="values file to write (.npz)")
 
@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     import time
     from dataclasses import asdict
 
+    import numba
     import torch
     from rich.console import Console
 
@@ -62,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
         raise YambError(f"{args.out}: a values file is written as {SUFFIX}, not {args.out.suffix or 'no suffix'}")
     joker = rules(args.preset, joker=args.joker).joker
     torch.set_num_threads(args.threads)
+    numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
     spec = ValueSpec(args.preset, joker, tuple(args.hidden))
     settings = FitSettings(rounds=args.rounds, games=args.games, explore=args.explore, memory=args.memory,
                            epochs=args.epochs, lr=args.learning_rate, final_lr=args.learning_rate / 10,
