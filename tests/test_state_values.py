@@ -146,3 +146,20 @@ def test_fit_values_writes_a_file_that_plays(tmp_path) -> None:
     assert play(GameBatch(layout(rules("yahtzee")), 5, seed=1), [player]).shape == (5, 1)
     with pytest.raises(YambError, match="not this table"):
         make_player(str(path), layout(rules("yatzy")))
+
+
+# The shipped value networks: the total of 60 games, seed 2026 (recorded when shipped).
+SHIPPED = {"yatzy": 15070, "yahtzee": 15646}
+
+
+@pytest.mark.parametrize("preset", sorted(SHIPPED))
+def test_the_shipped_value_networks_load_and_play_as_shipped(preset: str) -> None:
+    from robo_players.neural.state_values import values_file
+    from robo_players.simulate import simulate
+
+    lay = layout(rules(preset))
+    _, spec, meta = load_values(values_file(lay))
+    assert (spec.preset, meta["settings"]["seed"]) == (preset, 0)
+    player = make_player("best-values", lay)
+    assert player.name == "best-values"
+    assert int(simulate(lay, player, 60, seed=2026).sum()) == SHIPPED[preset]
