@@ -153,7 +153,7 @@ def fit_values(spec: ValueSpec, settings: FitSettings, net: ValueNet | None = No
         start = time.perf_counter()
         values = value_table(net, rules, filled)
         states, mean_score = play_round(layout, values, settings.games, settings.explore,
-                                        settings.seed * 1_000_003 + k, filled)
+                                        (settings.seed * 1_000_003 + k) % 2**64, filled)
         buffer = (buffer + [states])[-settings.memory :]
         memory = np.concatenate(buffer, axis=1)
         targets = backup(rules, values, memory)

@@ -21,7 +21,7 @@ PRESETS = ("yatzy", "yahtzee")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--preset", default="yatzy", metavar="GAME", help="yatzy (default) or yahtzee")
+    parser.add_argument("--preset", default="yatzy", metavar="GAME", help="the game: yatzy (default) or yahtzee (one free column; not yamb or jamb6)")
     parser.add_argument("--joker", default=None, help="yahtzee joker rule: free (default) or forced")
     parser.add_argument("--rounds", type=arg(options.integer(1, 10_000)), default=40,
                         help="rounds: play, then fit to the one-turn expectations (default 40)")
@@ -82,6 +82,6 @@ def run(args: argparse.Namespace) -> int:
     save_values(args.out, net, spec, {"settings": asdict(settings), "threads": args.threads,
                                       "start_value": start_value, "seconds": round(seconds)})
     show(Console(), f"wrote {args.out}: value network {list(args.hidden)}, start value {start_value:.2f}, "
-                    f"{args.rounds} rounds of {args.games:,} games, {seconds:.0f} s; play it: "
+                    f"{args.rounds} round{'s' * (args.rounds > 1)} of {args.games:,} game{'s' * (args.games > 1)}, {seconds:.0f} s; play it: "
                     f"yamb compare {args.out} expectimax --preset {args.preset}")
     return 0
