@@ -88,7 +88,7 @@ def test_the_fit_on_an_endgame_comes_close_to_the_exact_values() -> None:
     torch.set_num_threads(1)
     spec = ValueSpec("yatzy", None, hidden=(32, 32))
     settings = FitSettings(rounds=12, games=500, memory=3, epochs=30, lr=3e-3, final_lr=3e-4, seed=1)
-    net, rounds = fit_values(spec, settings, filled=filled)
+    net, _ = fit_values(spec, settings, filled=filled)
     exact = solve_solitaire(r, filled=filled).values
     fitted = value_table(net, r, filled)
     assert fitted[filled, 0, 0] == pytest.approx(exact[filled, 0, 0], abs=1.0)
@@ -122,8 +122,10 @@ def test_a_values_file_round_trips_and_refuses_damage(tmp_path) -> None:
 
 
 def test_best_values_is_refused_where_no_network_is_shipped() -> None:
-    with pytest.raises(YambError, match="no shipped best-values"):
+    with pytest.raises(YambError, match="no shipped best-values network for yamb-5d-down-up-free-announce"):
         make_player("best-values", layout(rules("yamb")))
+    with pytest.raises(YambError, match="plays solitaire games, not 2 players"):
+        make_player("best-values", layout(rules("yatzy"), players=2))
 
 
 @pytest.mark.parametrize("argv, message", [

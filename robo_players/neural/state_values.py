@@ -220,9 +220,11 @@ def values_file(layout: Layout) -> Path:
 def load_values_bot(layout: Layout, values_dir: Path | None = None) -> SolvedPlayer:
     """``best-values``: the shipped value network of ``layout``'s table, or a precise error."""
     path = values_file(layout) if values_dir is None else values_dir / values_file(layout).name
-    if layout.players != 1 or not path.is_file():
+    if layout.players != 1:
+        raise YambError(f"best-values plays solitaire games, not {layout.players} players")
+    if not path.is_file():
         shipped = ", ".join(sorted(p.stem for p in VALUES_DIR.glob(f"*{SUFFIX}"))) or "none"
-        raise YambError(f"no shipped best-values network for {path.stem} solitaire (shipped: {shipped})")
+        raise YambError(f"no shipped best-values network for {path.stem} (shipped: {shipped})")
     player = load_values_player(path, layout)
     player.name = "best-values"
     return player

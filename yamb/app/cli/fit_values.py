@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
                   f"{r.mean_score:.2f} (exploring), fit error {r.loss ** 0.5:.3f} on {r.states:,} turn starts, "
                   f"{r.seconds:.0f} s")
 
-    net, rounds = fit_values(spec, settings, progress=progress)
+    net, _ = fit_values(spec, settings, progress=progress)
     seconds = time.perf_counter() - started
     start_value = float(value_table(net, spec.rules())[0, 0, 0])
     save_values(args.out, net, spec, {"settings": asdict(settings), "threads": args.threads,
