@@ -12,6 +12,7 @@ from robo_players.lookahead import SUFFIX, lookahead_player, split_name
 from robo_players.montecarlo import MonteCarloPlayer
 from robo_players.neural.bots import load_bot, load_direct_bot
 from robo_players.neural.build import is_weights_file, load_player
+from robo_players.neural.state_values import is_values_file, load_values_bot, load_values_player
 from robo_players.optimal import optimal_player
 from robo_players.random_player import RandomPlayer
 from robo_players.row_means import exact_expectimax, played_expectimax
@@ -34,17 +35,21 @@ PLAYERS: dict[str, Callable[[Layout], Player]] = {
     "montecarlo": MonteCarloPlayer,
     "best": load_bot,
     "best-direct": load_direct_bot,
+    "best-values": load_values_bot,
 }
 
 
 def make_player(name: str, layout: Layout) -> Player:
     """The player called ``name`` for ``layout``, or the neural player stored in the weights file
-    ``name`` (``.pt``, ``.safetensors``, ``.onnx``, ``.npz``), or a precise error. A name ending
+    ``name`` (``.pt``, ``.safetensors``, ``.onnx``, ``.npz``), or the player of the values file ``name``
+    (``robo_players.neural.state_values``), or a precise error. A name ending
     in ``+lookahead`` is that player with two turns of look-ahead, ``+lookaheadN`` with N turns
     (``robo_players.lookahead``)."""
     ahead = split_name(name)
     if ahead is not None:
         return lookahead_player(make_player(ahead[0], layout), layout, ahead[1], ahead[2])
+    if is_values_file(name):
+        return load_values_player(name, layout)
     if is_weights_file(name):
         return load_player(name, layout)
     if name not in PLAYERS:

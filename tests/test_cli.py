@@ -116,7 +116,8 @@ BOT = ROOT / "robo_players" / "bots" / "yatzy-5d-free.safetensors"
 PATH_CHECKS = ("input_file", "output_file", "output_dir", "plot_file", "storage")
 INTEGER_CHECKS = ("integer", "whole_number", "layer_sizes")
 REQUIRED = {"score": ["yamb", "1", "1", "1", "1", "1"], "compare": ["random"], "export": [str(BOT), "--format", "npz"],
-            "imitate": ["--out", "x.pt"], "fit": ["--out", "x.pt"]}  # what each command needs besides the option
+            "imitate": ["--out", "x.pt"], "fit": ["--out", "x.pt"],
+            "fit-values": ["--out", "x.npz"]}  # what each command needs besides the option
 
 
 def options_checked_by(names: tuple[str, ...]) -> list[tuple[str, str]]:

@@ -1,0 +1,167 @@
+"""State-value networks (``robo_players.neural.state_values``) and their fit to play (``value_fit``).
+
+The solver's values appear here only as the yardstick: the fit never reads them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from expected_scores.optimal_play import SolvedPlayer
+from expected_scores.solitaire import solve_solitaire
+from robo_players.base import play
+from robo_players.neural.state_values import (
+    ValueSpec,
+    ValuesFileError,
+    load_values,
+    reachable_states,
+    save_values,
+    table_player,
+    value_table,
+)
+from robo_players.neural.value_fit import FitSettings, backup, fit_values
+from robo_players.registry import make_player
+from yamb.app.cli import main
+from yamb.engine import GameBatch
+from yamb.errors import YambError
+from yamb.layout import layout
+from yamb.rules import rules
+
+# Yatzy's endgame with three rows open: two number rows (the bonus still at stake) and chance.
+OPEN = ("fives", "sixes", "chance")
+
+
+def _endgame(r) -> int:
+    return ((1 << r.n_rows) - 1) & ~sum(1 << r.row_index(row) for row in OPEN)
+
+
+class _Recorder:
+    """Wraps a player and records its actions."""
+
+    def __init__(self, player) -> None:
+        self.player, self.name, self.actions = player, player.name, []
+
+    def act(self, batch, games):
+        actions = self.player.act(batch, games)
+        self.actions.append(actions.copy())
+        return actions
+
+
+@pytest.mark.parametrize("preset", ["yatzy", "yahtzee"])
+def test_a_table_player_over_the_solved_values_plays_as_the_optimal_player(preset: str) -> None:
+    """The player machinery: over the solver's own values (the table read back from its reachable
+    states) it takes the optimal player's actions on the same games."""
+    r = rules(preset)
+    filled = ((1 << r.n_rows) - 1) & ~(1 << 0 | 1 << 5 | 1 << r.row_index("chance"))
+    exact = solve_solitaire(r, filled=filled)
+    states = reachable_states(r, filled)
+    table = np.full_like(exact.values, np.nan)
+    table[-1] = 0.0
+    table[states] = exact.values[states]
+    lay = layout(r, ("free",))
+    seats = [_Recorder(SolvedPlayer(exact)), _Recorder(table_player(r, table, "values"))]
+    for seat in seats:
+        batch = GameBatch(lay, 300, seed=5)
+        batch.filled[:, 0, 0] = filled
+        batch.turn[:] = filled.bit_count()
+        play(batch, [seat])
+    assert all(np.array_equal(a, b) for a, b in zip(seats[0].actions, seats[1].actions, strict=True))
+
+
+def test_the_one_turn_backup_over_the_solved_values_is_the_solved_value() -> None:
+    """``backup`` is the Bellman equation the solver solves: over the exact values it gives them back."""
+    r = rules("yahtzee")
+    filled = ((1 << r.n_rows) - 1) & ~(1 << 5 | 1 << r.row_index("yahtzee") | 1 << r.row_index("full_house"))
+    exact = solve_solitaire(r, filled=filled)
+    states = np.array(reachable_states(r, filled))
+    assert backup(r, exact.values, states) == pytest.approx(exact.values[tuple(states)], abs=1e-9)
+
+
+def test_the_fit_on_an_endgame_comes_close_to_the_exact_values() -> None:
+    """Fitted value iteration on its own play of a three-row endgame: the fitted start value within
+    a point of the solver's, and the fitted player's mean within half a point of the optimal
+    player's on the same 2000 games."""
+    r = rules("yatzy")
+    filled = _endgame(r)
+    torch.set_num_threads(1)
+    spec = ValueSpec("yatzy", None, hidden=(32, 32))
+    settings = FitSettings(rounds=12, games=500, memory=3, epochs=30, lr=3e-3, final_lr=3e-4, seed=1)
+    net, _ = fit_values(spec, settings, filled=filled)
+    exact = solve_solitaire(r, filled=filled).values
+    fitted = value_table(net, r, filled)
+    assert fitted[filled, 0, 0] == pytest.approx(exact[filled, 0, 0], abs=1.0)
+    lay = layout(r, ("free",))
+    means = []
+    for player in (SolvedPlayer(solve_solitaire(r, filled=filled)), table_player(r, fitted, "values")):
+        batch = GameBatch(lay, 2000, seed=9)
+        batch.filled[:, 0, 0] = filled
+        batch.turn[:] = filled.bit_count()
+        means.append(play(batch, [player])[:, 0].mean())
+    assert means[1] >= means[0] - 0.5
+
+
+def test_a_values_file_round_trips_and_refuses_damage(tmp_path) -> None:
+    spec = ValueSpec("yahtzee", "free", hidden=(8,))
+    torch.manual_seed(0)
+    net = spec.build()
+    path = tmp_path / "v.npz"
+    save_values(path, net, spec, {"seed": 3})
+    loaded, spec2, meta = load_values(path)
+    assert spec2 == spec and meta["seed"] == 3
+    r = spec.rules()
+    filled = _endgame(rules("yatzy")) & ((1 << r.n_rows) - 1)
+    assert np.array_equal(value_table(loaded, r, filled), value_table(net, r, filled), equal_nan=True)
+    with np.load(path) as f:
+        arrays = dict(f)
+    arrays["layers.0.bias"] = arrays["layers.0.bias"] + 1
+    np.savez(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(ValuesFileError, match="damaged"):
+        load_values(tmp_path / "bad.npz")
+
+
+def test_best_values_is_refused_where_no_network_is_shipped() -> None:
+    with pytest.raises(YambError, match="no shipped best-values network for yamb-5d-down-up-free-announce"):
+        make_player("best-values", layout(rules("yamb")))
+    with pytest.raises(YambError, match="plays solitaire games, not 2 players"):
+        make_player("best-values", layout(rules("yatzy"), players=2))
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--preset", "yamb", "--out", "v.npz"], "fits one free column of yatzy or yahtzee"),
+    (["--out", "v.pt"], "written as .npz"),
+    (["--explore", "1.5", "--out", "v.npz"], "not a number from 0 to below 1"),
+])
+def test_fit_values_refuses_bad_input_in_one_line(tmp_path, capsys, argv: list[str], message: str) -> None:
+    argv = [str(tmp_path / a) if a.startswith("v.") else a for a in argv]
+    assert main(["fit-values", *argv]) == 2
+    assert message in capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_fit_values_writes_a_file_that_plays(tmp_path) -> None:
+    path = tmp_path / "v.npz"
+    assert main(["fit-values", "--preset", "yahtzee", "--rounds", "1", "--games", "20", "--hidden", "8",
+                 "--out", str(path)]) == 0
+    player = make_player(str(path), layout(rules("yahtzee")))
+    assert player.name == "v"
+    assert play(GameBatch(layout(rules("yahtzee")), 5, seed=1), [player]).shape == (5, 1)
+    with pytest.raises(YambError, match="not this table"):
+        make_player(str(path), layout(rules("yatzy")))
+
+
+# The shipped value networks: the total of 60 games, seed 2026 (recorded when shipped).
+SHIPPED = {"yatzy": 15070, "yahtzee": 15646}
+
+
+@pytest.mark.parametrize("preset", sorted(SHIPPED))
+def test_the_shipped_value_networks_load_and_play_as_shipped(preset: str) -> None:
+    from robo_players.neural.state_values import values_file
+    from robo_players.simulate import simulate
+
+    lay = layout(rules(preset))
+    _, spec, meta = load_values(values_file(lay))
+    assert (spec.preset, meta["settings"]["seed"]) == (preset, 0)
+    player = make_player("best-values", lay)
+    assert player.name == "best-values"
+    assert int(simulate(lay, player, 60, seed=2026).sum()) == SHIPPED[preset]

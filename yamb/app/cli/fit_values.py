@@ -1,0 +1,87 @@
+"""``yamb fit-values``: a state-value network for Yatzy or Yahtzee, fitted to its own play.
+
+Fitted value iteration (``robo_players.neural.value_fit``): each round the
+network's player plays games (a share of fills at random), and the network is
+fitted to the exact one-turn expectation of every turn start met, over its own
+values of the next states. The solver is not consulted. The result is a values
+file (``.npz``) played by exact turn planning over the network's values:
+``best-values`` when shipped in ``robo_players/bots/values/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from yamb.app.cli import options
+from yamb.app.cli.options import arg
+from yamb.errors import YambError
+
+HELP = "fit a state-value network (Yatzy, Yahtzee) to its own play by fitted value iteration"
+PRESETS = ("yatzy", "yahtzee")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--preset", default="yatzy", metavar="GAME", help="the game: yatzy (default) or yahtzee (one free column; not yamb or jamb6)")
+    parser.add_argument("--joker", default=None, help="yahtzee joker rule: free (default) or forced")
+    parser.add_argument("--rounds", type=arg(options.integer(1, 10_000)), default=40,
+                        help="rounds: play, then fit to the one-turn expectations (default 40)")
+    parser.add_argument("--games", type=arg(options.integer(1, 1_000_000)), default=2000,
+                        help="games played per round (default 2000)")
+    parser.add_argument("--explore", type=arg(options.fraction), default=0.1,
+                        help="share of fills made at random while fitting (default 0.1)")
+    parser.add_argument("--memory", type=arg(options.integer(1, 1000)), default=4,
+                        help="rounds of turn starts kept and refitted (default 4)")
+    parser.add_argument("--hidden", type=arg(options.layer_sizes), default=(256, 256),
+                        help="hidden layer sizes, comma-separated (default 256,256)")
+    parser.add_argument("--epochs", type=arg(options.integer(1, 10_000)), default=4,
+                        help="passes over the kept turn starts per round (default 4)")
+    parser.add_argument("--learning-rate", type=arg(options.learning_rate), default=1e-3,
+                        help="Adam's in the first round, decaying tenfold by the last (default 0.001)")
+    parser.add_argument("--seed", type=arg(options.seed), default=0, help="seed of every random choice (default 0)")
+    parser.add_argument("--threads", type=arg(options.integer(1, 1024)), default=1,
+                        help="torch and numba threads (default 1; the result depends on it)")
+    parser.add_argument("--out", metavar="FILE", type=arg(options.output_file), required=True,
+                        help="values file to write (.npz)")
+
+
+def run(args: argparse.Namespace) -> int:
+    import time
+    from dataclasses import asdict
+
+    import numba
+    import torch
+    from rich.console import Console
+
+    from robo_players.neural.state_values import SUFFIX, ValueSpec, save_values, value_table
+    from robo_players.neural.value_fit import FitSettings, fit_values
+    from yamb.app.cli.lines import show
+    from yamb.rules import rules
+
+    if args.preset not in PRESETS:
+        raise YambError(f"fit-values fits one free column of {' or '.join(PRESETS)}, not {args.preset}")
+    if args.out.suffix != SUFFIX:
+        raise YambError(f"{args.out}: a values file is written as {SUFFIX}, not {args.out.suffix or 'no suffix'}")
+    joker = rules(args.preset, joker=args.joker).joker
+    torch.set_num_threads(args.threads)
+    numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
+    spec = ValueSpec(args.preset, joker, tuple(args.hidden))
+    settings = FitSettings(rounds=args.rounds, games=args.games, explore=args.explore, memory=args.memory,
+                           epochs=args.epochs, lr=args.learning_rate, final_lr=args.learning_rate / 10,
+                           seed=args.seed)
+    err = Console(stderr=True)
+    started = time.perf_counter()
+
+    def progress(r) -> None:
+        show(err, f"round {r.round + 1}/{args.rounds}: start value {r.start_value:.2f}, mean score "
+                  f"{r.mean_score:.2f} (exploring), fit error {r.loss ** 0.5:.3f} on {r.states:,} turn starts, "
+                  f"{r.seconds:.0f} s")
+
+    net, _ = fit_values(spec, settings, progress=progress)
+    seconds = time.perf_counter() - started
+    start_value = float(value_table(net, spec.rules())[0, 0, 0])
+    save_values(args.out, net, spec, {"settings": asdict(settings), "threads": args.threads,
+                                      "start_value": start_value, "seconds": round(seconds)})
+    show(Console(), f"wrote {args.out}: value network {list(args.hidden)}, start value {start_value:.2f}, "
+                    f"{args.rounds} round{'s' * (args.rounds > 1)} of {args.games:,} game{'s' * (args.games > 1)}, {seconds:.0f} s; play it: "
+                    f"yamb compare {args.out} expectimax --preset {args.preset}")
+    return 0
