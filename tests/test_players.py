@@ -161,11 +161,19 @@ def test_optimal_mean_is_the_solvers_value() -> None:
     assert abs(scores.mean() - player.solution.expected_score) < 3 * sem
 
 
-@pytest.mark.parametrize(
-    ("preset", "columns", "players", "needle"),
-    [("yamb", None, 1, "exact solver handles"), ("yatzy", None, 2, "solitaire")],
-)
-def test_optimal_refuses_tables_without_a_solution(preset: str, columns: tuple | None, players: int,
-                                                   needle: str) -> None:
-    with pytest.raises(YambError, match=needle):
-        make_player("optimal", layout(rules(preset), columns, players))
+def test_optimal_refuses_tables_without_a_solution() -> None:
+    with pytest.raises(YambError, match="exact solver handles"):
+        make_player("optimal", layout(rules("yamb")))
+
+
+@pytest.mark.parametrize("name", ["optimal", "best-values"])
+def test_exact_turn_players_play_their_own_sheet_at_a_table_of_three(name: str) -> None:
+    """Each seat plays its own sheet: its mean is the solitaire value of the table, seat by seat."""
+    solitaire = layout(rules("yatzy"))
+    table = layout(rules("yatzy"), players=3)
+    batch = GameBatch(table, 800, seed=11)
+    scores = play(batch, [make_player(name, table)] * 3, check=True)
+    alone = simulate(solitaire, make_player(name, solitaire), 4000, seed=12)
+    for seat in scores.T:
+        sem = np.hypot(seat.std(ddof=1) / np.sqrt(len(seat)), alone.std(ddof=1) / np.sqrt(len(alone)))
+        assert abs(seat.mean() - alone.mean()) < 4 * sem

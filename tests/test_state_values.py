@@ -124,8 +124,6 @@ def test_a_values_file_round_trips_and_refuses_damage(tmp_path) -> None:
 def test_best_values_is_refused_where_no_network_is_shipped() -> None:
     with pytest.raises(YambError, match="no shipped best-values network for yamb-5d-down-up-free-announce"):
         make_player("best-values", layout(rules("yamb")))
-    with pytest.raises(YambError, match="plays solitaire games, not 2 players"):
-        make_player("best-values", layout(rules("yatzy"), players=2))
 
 
 @pytest.mark.parametrize("argv, message", [

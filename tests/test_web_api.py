@@ -262,9 +262,9 @@ def test_runs_are_listed_and_played_by_name(client, tmp_path):
     response = client.post("/api/games", json={"preset": "yamb", "seats": [{"name": "r", "bot": "run:yatzy-demo"}]})
     assert response.status_code == 400 and "was evolved for yatzy" in response.json()["detail"]
     # a bot that cannot play the table is refused when the game is made
-    response = client.post("/api/games", json={"preset": "yatzy", "seats": [{"name": "You"},
-                                                                            {"name": "o", "bot": "optimal"}]})
-    assert response.status_code == 400 and "solitaire" in response.json()["detail"]
+    response = client.post("/api/games", json={"preset": "yamb", "seats": [{"name": "You"},
+                                                                           {"name": "o", "bot": "optimal"}]})
+    assert response.status_code == 400 and "exact solver handles" in response.json()["detail"]
 
 
 def test_games_survive_a_new_app_on_the_same_database(tmp_path):

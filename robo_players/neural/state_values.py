@@ -206,9 +206,9 @@ def load_values_player(path: str | Path, layout: Layout) -> SolvedPlayer:
     """The player of the values file ``path``, for ``layout``'s table, or a precise error."""
     net, spec, _ = load_values(Path(path))
     r = layout.rules
-    if layout.players != 1 or layout.columns != ("free",) or (r.name, r.joker) != (spec.preset, spec.joker):
-        raise ValuesFileError(f"{path}: a value network for one free column of {spec.preset} solitaire, "
-                              f"not this table ({r.name}, {','.join(layout.columns)}, {layout.players} players)")
+    if layout.columns != ("free",) or (r.name, r.joker) != (spec.preset, spec.joker):
+        raise ValuesFileError(f"{path}: a value network for one free column of {spec.preset}, "
+                              f"not this table ({r.name}, {','.join(layout.columns)})")
     return table_player(r, value_table(net, r), Path(path).stem)
 
 
@@ -220,8 +220,6 @@ def values_file(layout: Layout) -> Path:
 def load_values_bot(layout: Layout, values_dir: Path | None = None) -> SolvedPlayer:
     """``best-values``: the shipped value network of ``layout``'s table, or a precise error."""
     path = values_file(layout) if values_dir is None else values_dir / values_file(layout).name
-    if layout.players != 1:
-        raise YambError(f"best-values plays solitaire games, not {layout.players} players")
     if not path.is_file():
         shipped = ", ".join(sorted(p.stem for p in VALUES_DIR.glob(f"*{SUFFIX}"))) or "none"
         raise YambError(f"no shipped best-values network for {path.stem} (shipped: {shipped})")
