@@ -43,9 +43,12 @@ Players over exact column values (``expectimax-column(s)``, networks with
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
+import torch
 from numba import get_num_threads
 
 from robo_players.base import Player
@@ -54,7 +57,7 @@ from robo_players.column_exact import ColumnExactPlayer
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.neural.features import encode
 from robo_players.neural.guided import SearchGuidedPlayer
-from robo_players.neural.player import Forward, forward_rows
+from robo_players.neural.player import Forward, forward_rows, network_outputs
 from robo_players.neural.population import Population
 from robo_players.search.correction import NO_CORRECTION, Correction
 from robo_players.search.lanes import BLOCK
@@ -120,6 +123,18 @@ class NextTables:
         return np.zeros(self.n_games, dtype=np.int32)
 
 
+@contextmanager
+def torch_as_numba() -> Iterator[None]:
+    """Torch on as many threads as numba (``threads_for``): the next tables' forward passes of a
+    small batch on one thread, whose waiting workers would spin on a busy machine."""
+    saved = torch.get_num_threads()
+    torch.set_num_threads(min(saved, get_num_threads()))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(saved)
+
+
 class LookaheadPlayer:
     """A search player (``ExpectimaxPlayer`` or a single ``SearchGuidedPlayer``) whose endings are
     worth their one-turn value plus the value of the next turn's plan from the table they leave."""
@@ -154,23 +169,43 @@ class LookaheadPlayer:
                                   np.full(batch.n_games, -1, dtype=np.int64))
         return self._after[batch]
 
-    def _network(self, filled: np.ndarray, cells: np.ndarray, members: np.ndarray | None) -> Correction:
+    def _network(self, filled: np.ndarray, cells: np.ndarray, members: np.ndarray | None,
+                 exact: np.ndarray | None) -> Correction:
         """The base's corrections of the next tables (none for expectimax):
-        its network's and its exact columns', computed as for the tables in play; ``members``: the
-        population member whose game left each table (None: one network)."""
+        its network's and its exact columns' (``exact``, (S, 2, C, R), from ``_exact_after``),
+        computed as for the tables in play; ``members``: the population member whose game left
+        each table (None: one network)."""
         base = self.base
         if type(base) is ExpectimaxPlayer:
             return NO_CORRECTION
-        tables = NextTables(self.layout, self.layout.rules, filled, cells)
         games = np.arange(len(filled), dtype=np.int64)
-        if members is None:  # one network, or none: as for the tables in play
-            return base.corrections(tables, games)  # type: ignore[arg-type]
+        if type(base) is ColumnExactPlayer:
+            return Correction(exact.reshape(len(filled), -1), games, 1.0)  # type: ignore[union-attr]
+        tables = NextTables(self.layout, self.layout.rules, filled, cells)
+        if members is None:  # one network, as for the tables in play
+            out, rows = network_outputs(base.forward, tables, games, base.cell_values, False)  # type: ignore[arg-type]
+            return base.compose(tables, games, out, rows, exact)  # type: ignore[arg-type]
         x = encode(tables, None, base.cell_values[members], False)  # type: ignore[arg-type]
         out = np.empty((len(filled), 2 * self.layout.n_cells), dtype=np.float32)
         for m in np.unique(members):  # each member's tables through its own network
             rows = np.flatnonzero(members == m)
             out[rows] = forward_rows(self._member(int(m)), x[rows])
-        return base.compose(tables, games, out, games)
+        return base.compose(tables, games, out, games, exact)
+
+    def _exact_after(self, nexts: Successors, which: np.ndarray, games: np.ndarray, filled: np.ndarray,
+                     cells: np.ndarray, player: np.ndarray) -> np.ndarray | None:
+        """(len(which), 2, C, R): the exact columns' corrections of next tables ``which``, those of
+        their game's table (``games``' movers) with the column filled computed again; None
+        without exact columns."""
+        exact = getattr(self.base, "exact", None)
+        if exact is None:
+            return None
+        lay, p = self.layout, player[games]
+        own = NextTables(lay, lay.rules, filled[games, p][:, None], cells[games, p][:, None])
+        before = exact.corrections(own, np.arange(len(games), dtype=np.int64))[nexts.owner[which]]
+        tables = NextTables(lay, lay.rules, nexts.filled[which], nexts.cells[which])
+        return exact.corrections_after(tables, np.arange(len(which), dtype=np.int64),
+                                       nexts.cell[which] // lay.n_rows, before)
 
     def _member(self, m: int) -> Forward:
         """The network of population member ``m`` alone."""
@@ -195,9 +230,10 @@ class LookaheadPlayer:
                                    None if next_members is None else next_members[ahead])
         values = np.zeros(len(first))
         if len(first):
-            values[:] = self._start_values(nexts.layers[ahead][first], nexts.filled[ahead][first],
-                                           nexts.cells[ahead][first], consts, turns,
-                                           None if next_members is None else next_members[ahead][first])
+            which = np.flatnonzero(ahead)[first]
+            values[:] = self._start_values(nexts.layers[which], nexts.filled[which], nexts.cells[which], consts,
+                                           turns, None if next_members is None else next_members[which],
+                                           self._exact_after(nexts, which, games, filled, cells, player))
         every = np.empty(len(nexts.owner))
         every[ahead] = values[inverse]
         if not ahead.all():  # a fill not looked ahead from: the least of its game's next values
@@ -218,11 +254,12 @@ class LookaheadPlayer:
         return gaps[nexts.owner, nexts.cell // n_rows, nexts.cell % n_rows, nexts.klass] <= self.margin
 
     def _start_values(self, layers: np.ndarray, filled: np.ndarray, cells: np.ndarray, consts: Constants,
-                      turns: int, members: np.ndarray | None) -> np.ndarray:
-        """The start value of the next turn from each of these distinct next tables, that turn
-        looking ahead ``turns - 1`` turns more."""
+                      turns: int, members: np.ndarray | None, exact: np.ndarray | None) -> np.ndarray:
+        """The start value of the next turn from each of these distinct next tables (their exact
+        columns' corrections ``exact``, see ``_network``), that turn looking ahead ``turns - 1``
+        turns more."""
         n = len(layers)
-        adjust = self._network(filled, cells, members)
+        adjust = self._network(filled, cells, members, exact)
         if turns > 1:  # the next turn looks ahead too
             outputs = adjust.outputs if len(adjust.outputs) else np.zeros((n, 2 * self.layout.n_cells),
                                                                           dtype=np.float32)
@@ -318,7 +355,7 @@ class LookaheadPlayer:
 
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         games = np.asarray(games, dtype=np.int64)
-        with threads_for(len(games)):
+        with threads_for(len(games)), torch_as_numba():
             return self.base.search(batch, games, self.corrections(batch, games))
 
 
