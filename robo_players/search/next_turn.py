@@ -17,7 +17,7 @@ from numba import njit, prange
 
 from robo_players.cell_values import LEVELS, YZ_SCORE, column_values
 from robo_players.search.correction import corrected_column
-from robo_players.search.lanes import BLOCK, new_lanes, new_queue, plan_slots
+from robo_players.search.lanes import BLOCK, new_lanes, new_queue, plan_slot_values
 from robo_players.search.values import best_announcements, best_fills
 from yamb import kernels
 from yamb.rules import N_NUMBER_ROWS
@@ -285,12 +285,12 @@ def _options(s, q, filled, cells, layers, consts, tables, queue, lin, num, bits,
 
 
 @njit(cache=True)
-def _plan_block(n_queued, queue, lanes, tables, sub_keeps, out):
+def _plan_block(n_queued, queue, lanes, tables, out):
     """Plan the ``n_queued`` next turns of the queue (all of one roll count) in lanes; their start
     values go to ``out[queue.owner[q]]``."""
     for q in range(n_queued):
         lanes.slot[q] = q
-    value, _ = plan_slots(queue, lanes, n_queued, queue.layers[0], False, tables, sub_keeps)
+    value = plan_slot_values(queue, lanes, n_queued, queue.layers[0], tables)
     for lane in range(n_queued):
         start = 0.0
         for m in range(value.shape[1]):
@@ -315,13 +315,13 @@ def _values_range(start, stop, filled, cells, layers, consts, tables, adjust, ou
     n_queued = 0
     for s in range(start, stop):
         if n_queued and (n_queued == BLOCK or layers[s] != queue.layers[0]):
-            _plan_block(n_queued, queue, lanes, tables, consts.sub_keeps, out)
+            _plan_block(n_queued, queue, lanes, tables, out)
             n_queued = 0
         _table_values(s, filled, cells, tables, adjust, cache, lin, num)
         _options(s, n_queued, filled, cells, layers, consts, tables, queue, lin, num, bits, fills)
         n_queued += 1
     if n_queued:
-        _plan_block(n_queued, queue, lanes, tables, consts.sub_keeps, out)
+        _plan_block(n_queued, queue, lanes, tables, out)
 
 
 @njit(cache=True, parallel=True)
