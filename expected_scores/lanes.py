@@ -124,7 +124,8 @@ def plan_values(options, pure, add_die, remove_die, first_prob, value, kv, best)
                 j = remove_die[k, f]
                 if j >= 0:
                     for lane in range(lanes):
-                        best[k, lane] = best[j, lane] if best[j, lane] > best[k, lane] else best[k, lane]
+                        better = best[j, lane] > best[k, lane]
+                        best[k, lane] = best[j, lane] if better else best[k, lane]
         for m in range(n_multisets):
             for lane in range(lanes):
                 value[t, m, lane] = _option(options, pure, t, m, lane, t == 0)
@@ -132,8 +133,8 @@ def plan_values(options, pure, add_die, remove_die, first_prob, value, kv, best)
                 j = remove_die[first_full + m, f]
                 if j >= 0:
                     for lane in range(lanes):
-                        v = value[t, m, lane]
-                        value[t, m, lane] = best[j, lane] if best[j, lane] > v else v
+                        better = best[j, lane] > value[t, m, lane]
+                        value[t, m, lane] = best[j, lane] if better else value[t, m, lane]
 
 
 @njit(cache=True, inline="always")

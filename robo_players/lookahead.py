@@ -61,7 +61,13 @@ from robo_players.neural.player import Forward, forward_rows, network_outputs
 from robo_players.neural.population import Population
 from robo_players.search.correction import NO_CORRECTION, Correction
 from robo_players.search.lanes import BLOCK
-from robo_players.search.next_turn import CHUNKS_PER_THREAD, Successors, fill_gaps, next_tables, next_values
+from robo_players.search.next_turn import (
+    CHUNKS_PER_THREAD,
+    Successors,
+    fill_gaps,
+    next_tables,
+    next_values,
+)
 from robo_players.search.tables import SearchTables
 from yamb.batch_arrays import Constants
 from yamb.engine import GameBatch, threads_for
