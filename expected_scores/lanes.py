@@ -123,9 +123,8 @@ def plan_values(options, pure, add_die, remove_die, first_prob, value, kv, best)
             for f in range(FACES):
                 j = remove_die[k, f]
                 if j >= 0:
-                    for lane in range(lanes):
-                        better = best[j, lane] > best[k, lane]
-                        best[k, lane] = best[j, lane] if better else best[k, lane]
+                    for lane in range(lanes):  # plan_lanes' comparison (ties keep the first)
+                        best[k, lane] = best[j, lane] if best[j, lane] > best[k, lane] else best[k, lane]  # noqa: FURB136
         for m in range(n_multisets):
             for lane in range(lanes):
                 value[t, m, lane] = _option(options, pure, t, m, lane, t == 0)
@@ -133,8 +132,8 @@ def plan_values(options, pure, add_die, remove_die, first_prob, value, kv, best)
                 j = remove_die[first_full + m, f]
                 if j >= 0:
                     for lane in range(lanes):
-                        better = best[j, lane] > value[t, m, lane]
-                        value[t, m, lane] = best[j, lane] if better else value[t, m, lane]
+                        v = value[t, m, lane]
+                        value[t, m, lane] = best[j, lane] if best[j, lane] > v else v  # noqa: FURB136
 
 
 @njit(cache=True, inline="always")
