@@ -30,6 +30,35 @@ def _option(options, pure, t, m, lane, after_full_throw):
     return v
 
 
+@njit(cache=True, inline="always")
+def _keep_values(t, options, pure, add_die, first_prob, value, kv):
+    """``kv[k, lane]``: the value of keeping ``k`` after roll ``t + 1``, the next roll's ``value[t + 1]``
+    averaged over the dice added (the whole hands' first, then the smaller keeps' from them)."""
+    n_multisets, lanes = options.shape[1], options.shape[2]
+    first_full = add_die.shape[0] - n_multisets
+    for m in range(n_multisets):
+        for lane in range(lanes):
+            kv[first_full + m, lane] = value[t + 1, m, lane]
+    for k in range(first_full - 1, -1, -1):
+        a0, a1, a2 = add_die[k, 0], add_die[k, 1], add_die[k, 2]
+        a3, a4, a5 = add_die[k, 3], add_die[k, 4], add_die[k, 5]
+        for lane in range(lanes):
+            s = 0.0
+            s += kv[a0, lane]
+            s += kv[a1, lane]
+            s += kv[a2, lane]
+            s += kv[a3, lane]
+            s += kv[a4, lane]
+            s += kv[a5, lane]
+            kv[k, lane] = s / FACES
+    if pure.shape[0] > 0:  # rerolling every die makes the hand pure
+        for lane in range(lanes):
+            s = 0.0
+            for m in range(n_multisets):
+                s += first_prob[m] * max(value[t + 1, m, lane], _option(options, pure, t + 1, m, lane, True))
+            kv[0, lane] = s
+
+
 @njit(cache=True)
 def plan_lanes(options, pure, add_die, remove_die, first_prob, value, keep, kv, best, arg, hands, sub_keeps):
     """``plan_one`` of every lane: options and pure (rolls or 0, M, L) to value and keep (rolls, M, L).
@@ -47,27 +76,7 @@ def plan_lanes(options, pure, add_die, remove_die, first_prob, value, keep, kv, 
             value[rolls - 1, m, lane] = _option(options, pure, rolls - 1, m, lane, rolls == 1)
             keep[rolls - 1, m, lane] = STOP
     for t in range(rolls - 2, -1, -1):
-        for m in range(n_multisets):
-            for lane in range(lanes):
-                kv[first_full + m, lane] = value[t + 1, m, lane]
-        for k in range(first_full - 1, -1, -1):
-            a0, a1, a2 = add_die[k, 0], add_die[k, 1], add_die[k, 2]
-            a3, a4, a5 = add_die[k, 3], add_die[k, 4], add_die[k, 5]
-            for lane in range(lanes):
-                s = 0.0
-                s += kv[a0, lane]
-                s += kv[a1, lane]
-                s += kv[a2, lane]
-                s += kv[a3, lane]
-                s += kv[a4, lane]
-                s += kv[a5, lane]
-                kv[k, lane] = s / FACES
-        if pure.shape[0] > 0:  # rerolling every die makes the hand pure
-            for lane in range(lanes):
-                s = 0.0
-                for m in range(n_multisets):
-                    s += first_prob[m] * max(value[t + 1, m, lane], _option(options, pure, t + 1, m, lane, True))
-                kv[0, lane] = s
+        _keep_values(t, options, pure, add_die, first_prob, value, kv)
         if t == 0 and hands.shape[0] > 0:
             for lane in range(lanes):
                 _plan_hand(options, pure, remove_die, first_full, hands[lane], sub_keeps, lane, value, keep,
@@ -95,6 +104,36 @@ def plan_lanes(options, pure, add_die, remove_die, first_prob, value, keep, kv, 
                         better = best[j, lane] > value[t, m, lane]
                         value[t, m, lane] = best[j, lane] if better else value[t, m, lane]
                         keep[t, m, lane] = arg[j, lane] if better else keep[t, m, lane]
+
+
+@njit(cache=True)
+def plan_values(options, pure, add_die, remove_die, first_prob, value, kv, best):
+    """``plan_lanes``' values alone, every hand of the first roll planned (no keeps): the same
+    comparisons in the same order, so the same values, without choosing the keeps."""
+    rolls, n_multisets, lanes = options.shape
+    first_full = add_die.shape[0] - n_multisets
+    for m in range(n_multisets):
+        for lane in range(lanes):
+            value[rolls - 1, m, lane] = _option(options, pure, rolls - 1, m, lane, rolls == 1)
+    for t in range(rolls - 2, -1, -1):
+        _keep_values(t, options, pure, add_die, first_prob, value, kv)
+        for k in range(first_full):
+            for lane in range(lanes):
+                best[k, lane] = kv[k, lane]
+            for f in range(FACES):
+                j = remove_die[k, f]
+                if j >= 0:
+                    for lane in range(lanes):  # plan_lanes' comparison (ties keep the first)
+                        best[k, lane] = best[j, lane] if best[j, lane] > best[k, lane] else best[k, lane]  # noqa: FURB136
+        for m in range(n_multisets):
+            for lane in range(lanes):
+                value[t, m, lane] = _option(options, pure, t, m, lane, t == 0)
+            for f in range(FACES):
+                j = remove_die[first_full + m, f]
+                if j >= 0:
+                    for lane in range(lanes):
+                        v = value[t, m, lane]
+                        value[t, m, lane] = best[j, lane] if best[j, lane] > v else v  # noqa: FURB136
 
 
 @njit(cache=True, inline="always")

@@ -213,6 +213,28 @@ class ExactColumns:
             _adjust_ordered(games, batch.filled, batch.cells, batch.player, column, state, *tables, adjust)
         return adjust
 
+    def corrections_after(self, batch: GameBatch, games: np.ndarray, column: np.ndarray,
+                          before: np.ndarray) -> np.ndarray:
+        """``corrections`` of tables that differ from those corrected by ``before`` (n, 2, C, R) only
+        in column ``column[i]`` (a next table after a fill): that column's computed again, the others
+        copied (a column's corrections read only its own cells)."""
+        adjust = before.copy()
+        for columns, tables in self.any_order:
+            for c in columns:
+                at = np.flatnonzero(column == c)
+                if len(at):
+                    part = np.zeros((len(at), *self.shape))
+                    _adjust(games[at], batch.filled, batch.cells, batch.player, np.array([c]), *tables, part)
+                    adjust[at, :, c] = part[:, :, c]
+        for c, sol, tables in self.ordered:
+            at = np.flatnonzero(column == c)
+            if len(at):
+                part = np.zeros((len(at), *self.shape))
+                state = sol.index(*sol.state_of(batch, games[at], c))
+                _adjust_ordered(games[at], batch.filled, batch.cells, batch.player, c, state, *tables, part)
+                adjust[at, :, c] = part[:, :, c]
+        return adjust
+
 
 class ColumnExactPlayer(ExpectimaxPlayer):
     """Expectimax with the cells of some column kinds valued by the exact change of the column's value."""

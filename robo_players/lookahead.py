@@ -43,9 +43,12 @@ Players over exact column values (``expectimax-column(s)``, networks with
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
+import torch
 from numba import get_num_threads
 
 from robo_players.base import Player
@@ -54,11 +57,17 @@ from robo_players.column_exact import ColumnExactPlayer
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.neural.features import encode
 from robo_players.neural.guided import SearchGuidedPlayer
-from robo_players.neural.player import Forward, forward_rows
+from robo_players.neural.player import Forward, forward_rows, network_outputs
 from robo_players.neural.population import Population
 from robo_players.search.correction import NO_CORRECTION, Correction
 from robo_players.search.lanes import BLOCK
-from robo_players.search.next_turn import CHUNKS_PER_THREAD, Successors, fill_gaps, next_tables, next_values
+from robo_players.search.next_turn import (
+    CHUNKS_PER_THREAD,
+    Successors,
+    fill_gaps,
+    next_tables,
+    next_values,
+)
 from robo_players.search.tables import SearchTables
 from yamb.batch_arrays import Constants
 from yamb.engine import GameBatch, threads_for
@@ -120,6 +129,29 @@ class NextTables:
         return np.zeros(self.n_games, dtype=np.int32)
 
 
+@dataclass
+class _TurnCache:
+    """A batch's games' next-turn values (n, C, R, LEVELS), the base's corrections of their tables
+    (a row each, at ``scale``), and the turn both are for."""
+
+    after: np.ndarray
+    turn: np.ndarray
+    outputs: np.ndarray | None = None
+    scale: float = 1.0
+
+
+@contextmanager
+def torch_as_numba() -> Iterator[None]:
+    """Torch on as many threads as numba (``threads_for``): the next tables' forward passes of a
+    small batch on one thread, whose waiting workers would spin on a busy machine."""
+    saved = torch.get_num_threads()
+    torch.set_num_threads(min(saved, get_num_threads()))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(saved)
+
+
 class LookaheadPlayer:
     """A search player (``ExpectimaxPlayer`` or a single ``SearchGuidedPlayer``) whose endings are
     worth their one-turn value plus the value of the next turn's plan from the table they leave."""
@@ -143,34 +175,53 @@ class LookaheadPlayer:
         self.turns = turns
         self.margin = float(margin)
         self.name = f"{base.name}{SUFFIX}{turns if turns != 2 else ''}" + (f"@{margin:g}" if margin != MARGIN else "")
-        self._after: weakref.WeakKeyDictionary[GameBatch, tuple] = weakref.WeakKeyDictionary()
+        self._kept: weakref.WeakKeyDictionary[GameBatch, _TurnCache] = weakref.WeakKeyDictionary()
         self._networks: dict[int, Forward] = {}
 
-    def _cache(self, batch: GameBatch) -> tuple[np.ndarray, np.ndarray]:
-        """The next-turn values of ``batch``'s games (C, R, LEVELS each) and the turn they hold."""
-        if batch not in self._after:
+    def _cache(self, batch: GameBatch) -> _TurnCache:
+        """What ``batch``'s games keep for their turns (``_TurnCache``)."""
+        if batch not in self._kept:
             lay = batch.layout
-            self._after[batch] = (np.zeros((batch.n_games, lay.n_columns, lay.n_rows, LEVELS)),
-                                  np.full(batch.n_games, -1, dtype=np.int64))
-        return self._after[batch]
+            self._kept[batch] = _TurnCache(np.zeros((batch.n_games, lay.n_columns, lay.n_rows, LEVELS)),
+                                            np.full(batch.n_games, -1, dtype=np.int64))
+        return self._kept[batch]
 
-    def _network(self, filled: np.ndarray, cells: np.ndarray, members: np.ndarray | None) -> Correction:
-        """The base's corrections of the next tables (none for expectimax):
-        its network's and its exact columns', computed as for the tables in play; ``members``: the
-        population member whose game left each table (None: one network)."""
+    def _network(self, state: GameBatch | NextTables, games: np.ndarray, members: np.ndarray | None,
+                 exact: np.ndarray | None) -> Correction:
+        """The base's corrections of ``games``' tables in ``state`` (none for expectimax): its
+        network's and its exact columns' (``exact``, (n, 2, C, R)), a row per game; ``members``:
+        the population member whose game left each next table (None: the base's own network, or
+        a population playing ``state``)."""
         base = self.base
         if type(base) is ExpectimaxPlayer:
             return NO_CORRECTION
-        tables = NextTables(self.layout, self.layout.rules, filled, cells)
-        games = np.arange(len(filled), dtype=np.int64)
-        if members is None:  # one network, or none: as for the tables in play
-            return base.corrections(tables, games)  # type: ignore[arg-type]
-        x = encode(tables, None, base.cell_values[members], False)  # type: ignore[arg-type]
-        out = np.empty((len(filled), 2 * self.layout.n_cells), dtype=np.float32)
+        rows = np.arange(len(games), dtype=np.int64)
+        if type(base) is ColumnExactPlayer:
+            return Correction(exact.reshape(len(games), -1), rows, 1.0)  # type: ignore[union-attr]
+        if members is None and self.members > 1:  # a population's tables in play, as it plays them
+            own = base.corrections(state, games)  # type: ignore[arg-type]
+            return Correction(own.outputs, own.rows, own.scale)
+        if members is None:  # one network
+            out, at = network_outputs(base.forward, state, games, base.cell_values, False)  # type: ignore[arg-type]
+            return base.compose(state, games, out, at, exact)  # type: ignore[arg-type]
+        x = encode(state, None, base.cell_values[members], False)  # type: ignore[arg-type]
+        out = np.empty((len(games), 2 * self.layout.n_cells), dtype=np.float32)
         for m in np.unique(members):  # each member's tables through its own network
-            rows = np.flatnonzero(members == m)
-            out[rows] = forward_rows(self._member(int(m)), x[rows])
-        return base.compose(tables, games, out, games)
+            at = np.flatnonzero(members == m)
+            out[at] = forward_rows(self._member(int(m)), x[at])
+        return base.compose(state, games, out, rows, exact)  # type: ignore[arg-type]
+
+    def _exact_after(self, nexts: Successors, which: np.ndarray, before: np.ndarray | None) -> np.ndarray | None:
+        """(len(which), 2, C, R): the exact columns' corrections of next tables ``which``, those of
+        their game's table (``before``, a row per game) with the column filled computed again;
+        None without exact columns."""
+        if before is None:
+            return None
+        lay = self.layout
+        tables = NextTables(lay, lay.rules, nexts.filled[which], nexts.cells[which])
+        return self.base.exact.corrections_after(  # type: ignore[union-attr]
+            tables, np.arange(len(which), dtype=np.int64), nexts.cell[which] // lay.n_rows,
+            before[nexts.owner[which]])
 
     def _member(self, m: int) -> Forward:
         """The network of population member ``m`` alone."""
@@ -179,12 +230,14 @@ class LookaheadPlayer:
         return self._networks[m]
 
     def _ahead(self, games: np.ndarray, filled: np.ndarray, cells: np.ndarray, player: np.ndarray,
-               consts: Constants, turns: int, members: np.ndarray | None, adjust: Correction) -> np.ndarray:
+               consts: Constants, turns: int, members: np.ndarray | None, adjust: Correction,
+               exact: np.ndarray | None) -> np.ndarray:
         """(n, C, R, LEVELS): what each ending of ``games``' current turns gains from the next
         ``turns`` turns, as ``Correction.after`` adds it: by level of a number row, else as
         intercept (and the Yahtzee row's slope). ``members``: each game's population member
         (None: one network); ``adjust``: the corrections of ``games``' tables, a row per game
-        (what the margin compares fills by)."""
+        (what the margin compares fills by); ``exact``: their exact columns' part (None:
+        none)."""
         tables = self.base.tables
         nexts = next_tables(games, filled, cells, player, consts, tables)
         ahead = self._near_best(nexts, games, filled, cells, player, consts, adjust)
@@ -195,9 +248,10 @@ class LookaheadPlayer:
                                    None if next_members is None else next_members[ahead])
         values = np.zeros(len(first))
         if len(first):
-            values[:] = self._start_values(nexts.layers[ahead][first], nexts.filled[ahead][first],
-                                           nexts.cells[ahead][first], consts, turns,
-                                           None if next_members is None else next_members[ahead][first])
+            which = np.flatnonzero(ahead)[first]
+            values[:] = self._start_values(nexts.layers[which], nexts.filled[which], nexts.cells[which], consts,
+                                           turns, None if next_members is None else next_members[which],
+                                           self._exact_after(nexts, which, exact))
         every = np.empty(len(nexts.owner))
         every[ahead] = values[inverse]
         if not ahead.all():  # a fill not looked ahead from: the least of its game's next values
@@ -218,16 +272,18 @@ class LookaheadPlayer:
         return gaps[nexts.owner, nexts.cell // n_rows, nexts.cell % n_rows, nexts.klass] <= self.margin
 
     def _start_values(self, layers: np.ndarray, filled: np.ndarray, cells: np.ndarray, consts: Constants,
-                      turns: int, members: np.ndarray | None) -> np.ndarray:
-        """The start value of the next turn from each of these distinct next tables, that turn
-        looking ahead ``turns - 1`` turns more."""
+                      turns: int, members: np.ndarray | None, exact: np.ndarray | None) -> np.ndarray:
+        """The start value of the next turn from each of these distinct next tables (their exact
+        columns' corrections ``exact``, see ``_network``), that turn looking ahead ``turns - 1``
+        turns more."""
         n = len(layers)
-        adjust = self._network(filled, cells, members)
+        adjust = self._network(NextTables(self.layout, self.layout.rules, filled, cells), np.arange(n), members,
+                               exact)
         if turns > 1:  # the next turn looks ahead too
             outputs = adjust.outputs if len(adjust.outputs) else np.zeros((n, 2 * self.layout.n_cells),
                                                                           dtype=np.float32)
             later = self._ahead(np.arange(n), filled, cells, np.zeros(n, dtype=np.int32), consts, turns - 1, members,
-                                adjust)
+                                adjust, exact)
             adjust = Correction(outputs, np.arange(n, dtype=np.int64), adjust.scale, later)
         values = np.zeros(n)
         chunks = min(-(-n // BLOCK), CHUNKS_PER_THREAD * get_num_threads())
@@ -253,7 +309,7 @@ class LookaheadPlayer:
         best one-turn fill, for the hand of each class it falls least below (``fill_gaps``)."""
         games = np.asarray(games, dtype=np.int64)
         return self._gaps(games, batch.filled, batch.cells, batch.player, batch.constants,
-                          self._own(batch, games))
+                          self._own(batch, games)[0])
 
     def _gaps(self, games: np.ndarray, filled: np.ndarray, cells: np.ndarray, player: np.ndarray,
               consts: Constants, adjust: Correction) -> np.ndarray:
@@ -262,21 +318,22 @@ class LookaheadPlayer:
         fill_gaps(games, filled, cells, player, consts, self.base.tables, adjust, gaps)
         return gaps
 
-    def _own(self, batch: GameBatch, games: np.ndarray) -> Correction:
-        """The base's corrections of ``games``' tables, a row per game (none for expectimax)."""
-        if type(self.base) is ExpectimaxPlayer:
-            return NO_CORRECTION
-        own = self.base.corrections(batch, games)
-        return Correction(own.outputs, own.rows, own.scale)
+    def _own(self, batch: GameBatch, games: np.ndarray) -> tuple[Correction, np.ndarray | None]:
+        """The base's corrections of ``games``' tables (none for expectimax), and their exact
+        columns' part (n, 2, C, R) (None: no exact columns)."""
+        exact = getattr(self.base, "exact", None)
+        exact_part = None if exact is None else exact.corrections(batch, games)
+        return self._network(batch, games, None, exact_part), exact_part
 
-    def next_values(self, batch: GameBatch, games: np.ndarray, own: Correction | None = None) -> np.ndarray:
+    def next_values(self, batch: GameBatch, games: np.ndarray,
+                    own: tuple[Correction, np.ndarray | None] | None = None) -> np.ndarray:
         """(n, C, R, LEVELS): what each ending of ``games``' current turns gains from the turns
         looked ahead (see ``_ahead``), ``GAMES_AT_ONCE`` games at a time; a population's member by
         member, so that a member's chunks do not depend on the others. ``own``: the base's
-        corrections of ``games`` (``_own``), computed here if not given."""
+        corrections of ``games`` and their exact columns' part (``_own``), computed here if not
+        given."""
         games = np.asarray(games, dtype=np.int64)
-        if own is None:
-            own = self._own(batch, games)
+        adjust, exact = self._own(batch, games) if own is None else own
         lay = self.layout
         out = np.zeros((len(games), lay.n_columns, lay.n_rows, LEVELS))
         groups: list[tuple[np.ndarray, int | None]] = [(np.arange(len(games)), None)]
@@ -287,9 +344,10 @@ class LookaheadPlayer:
             for i in range(0, len(index), GAMES_AT_ONCE):
                 chunk = index[i:i + GAMES_AT_ONCE]
                 who = None if member is None else np.full(len(chunk), member, dtype=np.int64)
-                rows = own.rows[chunk] if len(own.rows) else own.rows
+                rows = adjust.rows[chunk] if len(adjust.rows) else adjust.rows
                 out[chunk] = self._ahead(games[chunk], batch.filled, batch.cells, batch.player, batch.constants,
-                                         self.turns - 1, who, own._replace(rows=rows))
+                                         self.turns - 1, who, adjust._replace(rows=rows),
+                                         None if exact is None else exact[chunk])
         return out
 
     @property
@@ -299,26 +357,28 @@ class LookaheadPlayer:
 
     def corrections(self, batch: GameBatch, games: np.ndarray) -> Correction:
         """What the search of ``games`` adds to the cell values, a row per game: the base's
-        corrections and the next turns' values (``Correction.after``); the latter are kept
-        for the rest of each game's turn."""
+        corrections and the next turns' values (``Correction.after``), both computed at a
+        game's first step of a turn and kept for the rest of it (they depend on its table only)."""
         games = np.asarray(games, dtype=np.int64)
-        own = self._own(batch, games)
-        after, turn = self._cache(batch)
-        stale = np.flatnonzero(turn[games] != batch.turn[games])
-        stale = stale[np.unique(games[stale], return_index=True)[1]]  # positions of the stale games, each once
+        kept = self._cache(batch)
+        stale = np.flatnonzero(kept.turn[games] != batch.turn[games])
+        stale = games[stale[np.unique(games[stale], return_index=True)[1]]]  # the stale games, each once
         if len(stale):
-            rows = own.rows[stale] if len(own.rows) else own.rows
-            after[games[stale]] = self.next_values(batch, games[stale], own._replace(rows=rows))
-            turn[games[stale]] = batch.turn[games[stale]]
-        if len(own.rows):
-            outputs, scale = own.outputs[own.rows], own.scale
-        else:
-            outputs, scale = np.zeros((len(games), 2 * self.layout.n_cells), dtype=np.float32), 1.0
-        return Correction(outputs, np.arange(len(games), dtype=np.int64), scale, after[games])
+            own, exact = self._own(batch, stale)
+            kept.after[stale] = self.next_values(batch, stale, (own, exact))
+            kept.turn[stale] = batch.turn[stale]
+            if len(own.rows):
+                outputs, kept.scale = own.outputs[own.rows], own.scale
+            else:
+                outputs = np.zeros((len(stale), 2 * self.layout.n_cells), dtype=np.float32)
+            if kept.outputs is None:
+                kept.outputs = np.zeros((batch.n_games, outputs.shape[1]), dtype=outputs.dtype)
+            kept.outputs[stale] = outputs
+        return Correction(kept.outputs[games], np.arange(len(games), dtype=np.int64), kept.scale, kept.after[games])
 
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         games = np.asarray(games, dtype=np.int64)
-        with threads_for(len(games)):
+        with threads_for(len(games)), torch_as_numba():
             return self.base.search(batch, games, self.corrections(batch, games))
 
 

@@ -12,8 +12,10 @@ from robo_players.cell_values import column_values
 from robo_players.column_exact import EXACT_KINDS, ColumnExactPlayer
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.search.correction import correct
+from robo_players.search.next_turn import next_tables
 from robo_players.search.values import fill_value
-from robo_players.lookahead import LookaheadPlayer
+from robo_players.greedy import GreedyPlayer
+from robo_players.lookahead import LookaheadPlayer, NextTables
 from robo_players.neural.build import population_player
 from robo_players.neural.guided import SearchGuidedPlayer
 from robo_players.neural.networks import NetSpec
@@ -257,6 +259,38 @@ def test_last_turn_is_the_one_turn_search_move_for_move(preset: str, base: str, 
         batch.step(actions, games)
         moves += len(games)
     assert moves >= 120
+
+
+@pytest.mark.parametrize(("preset", "columns"), [("yamb", None), ("jamb6", None), ("yatzy", None)])
+def test_exact_corrections_of_next_tables_are_those_computed_afresh(preset: str, columns) -> None:
+    """``corrections_after`` (the game's exact columns' corrections, the filled column's computed
+    again) equals ``corrections`` of each next table, bit for bit, at varied positions."""
+    lay = layout(rules(preset), columns)
+    player = make_player("expectimax-columns", lay)
+    exact = player.exact
+    assert exact.any_order or exact.ordered
+    batch = GameBatch(lay, 40, seed=5)
+    batch.turn[:] = np.random.default_rng(3).integers(0, lay.n_cells - 1, 40)  # each game to its own turn
+    target = batch.turn.copy()
+    batch.turn[:] = 0
+    _advance_to(batch, target)
+    games = np.arange(40, dtype=np.int64)
+    nexts = next_tables(games, batch.filled, batch.cells, batch.player, batch.constants, player.tables)
+    assert len(np.unique(nexts.cell // lay.n_rows)) == lay.n_columns  # every column filled by some next table
+    tables = NextTables(lay, lay.rules, nexts.filled, nexts.cells)
+    which = np.arange(len(nexts.owner), dtype=np.int64)
+    afresh = exact.corrections(tables, which)
+    assert np.abs(afresh).sum() > 0
+    before = exact.corrections(batch, games)[nexts.owner]
+    after = exact.corrections_after(tables, which, nexts.cell // lay.n_rows, before)
+    assert after.tobytes() == afresh.tobytes()
+
+
+def _advance_to(batch: GameBatch, turns: np.ndarray) -> None:
+    """Play each game with greedy up to its own turn ``turns[g]``."""
+    while (batch.turn < turns).any():
+        games = np.flatnonzero(batch.turn < turns)
+        batch.step(GreedyPlayer().act(batch, games), games)
 
 
 def test_look_ahead_changes_choices_before_the_last_turn() -> None:

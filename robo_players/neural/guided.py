@@ -64,13 +64,17 @@ class SearchGuidedPlayer(ExpectimaxPlayer):
             out, rows = network_outputs(self.forward, batch, games, self.cell_values, False)
         return self.compose(batch, games, out, rows)
 
-    def compose(self, batch: GameBatch, games: np.ndarray, out: np.ndarray, rows: np.ndarray) -> Correction:
+    def compose(self, batch: GameBatch, games: np.ndarray, out: np.ndarray, rows: np.ndarray,
+                column: np.ndarray | None = None) -> Correction:
         """Network outputs ``out[rows[i]]`` of ``games[i]`` as the search takes them: float32
         ``[d / scale | w]`` per cell, the rows and the scale; with ``exact`` columns, float64
-        corrections composed with theirs, one row per game, scale 1."""
+        corrections composed with theirs (``column``, (n, 2, C, R), if already computed), one row
+        per game, scale 1."""
         if self.exact is None:
             return Correction(np.ascontiguousarray(out, dtype=np.float32), np.asarray(rows, dtype=np.int64), self.scale)
-        column = self.exact.corrections(batch, games).reshape(len(games), 2, -1)
+        if column is None:
+            column = self.exact.corrections(batch, games)
+        column = column.reshape(len(games), 2, -1)
         net = np.asarray(out[rows], dtype=np.float64).reshape(len(games), 2, -1)
         w_net = np.maximum(net[:, 1], -1.0)  # written so that outputs of 0 leave the column's exactly
         w = column[:, 1] + w_net * (1.0 + column[:, 1])

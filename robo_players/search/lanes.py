@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from expected_scores.lanes import plan_lanes
+from expected_scores.lanes import plan_lanes, plan_values
 
 BLOCK = 64  # turns planned together, one per lane
 
@@ -56,18 +56,14 @@ def new_lanes(rolls, n_multisets, n_keeps, pure_hand):
                  np.empty(BLOCK, dtype=np.int64), np.empty(BLOCK, dtype=np.int64))
 
 
-@njit(cache=True)
-def plan_slots(queue, lanes, n_lanes, layers, held, tables, sub_keeps):
-    """Plan the queued turns of slots ``lanes.slot[:n_lanes]`` (all of ``layers`` rolls) together;
-    returns their ``value`` and ``keep`` (layers, M, n_lanes).
-
-    With ``held`` only hand ``lanes.hands[lane]`` is planned at the first roll (so only its
-    option there is copied in). The copies into the lanes run with the lane innermost: whole
-    cache lines of the lanes are written, the queue's rows stay in the cache.
-    """
+@njit(cache=True, inline="always")
+def _copy_in(queue, lanes, n_lanes, layers, held):
+    """The options (and pure options) of slots ``lanes.slot[:n_lanes]`` into the lanes (layers, M,
+    n_lanes); with ``held`` only hand ``lanes.hands[lane]``'s at the first roll. The copies run
+    with the lane innermost: whole cache lines of the lanes are written, the queue's rows stay
+    in the cache."""
     queued_options, queued_pure, slot, hands = queue.options, queue.pure, lanes.slot, lanes.hands
     n_multisets = queued_options.shape[2]
-    n_keeps = tables.add_die.shape[0]
     size = layers * n_multisets * n_lanes
     with_pure = queued_pure.shape[1] > 0
     options = lanes.options[:size].reshape((layers, n_multisets, n_lanes))
@@ -86,10 +82,40 @@ def plan_slots(queue, lanes, n_lanes, layers, held, tables, sub_keeps):
             if with_pure:
                 for lane in range(n_lanes):
                     pure[t, m, lane] = queued_pure[slot[lane], t, m]
+    return options, pure
+
+
+@njit(cache=True)
+def plan_slots(queue, lanes, n_lanes, layers, held, tables, sub_keeps):
+    """Plan the queued turns of slots ``lanes.slot[:n_lanes]`` (all of ``layers`` rolls) together;
+    returns their ``value`` and ``keep`` (layers, M, n_lanes).
+
+    With ``held`` only hand ``lanes.hands[lane]`` is planned at the first roll (so only its
+    option there is copied in).
+    """
+    options, pure = _copy_in(queue, lanes, n_lanes, layers, held)
+    n_multisets = options.shape[1]
+    n_keeps = tables.add_die.shape[0]
+    size = layers * n_multisets * n_lanes
     value = lanes.value[:size].reshape((layers, n_multisets, n_lanes))
     keep = lanes.keep[:size].reshape((layers, n_multisets, n_lanes))
     plan_lanes(options, pure, tables.add_die, tables.remove_die, tables.first_prob, value, keep,
                lanes.kv[: n_keeps * n_lanes].reshape((n_keeps, n_lanes)),
                lanes.best[: n_keeps * n_lanes].reshape((n_keeps, n_lanes)),
-               lanes.arg[: n_keeps * n_lanes].reshape((n_keeps, n_lanes)), hands[:n_lanes if held else 0], sub_keeps)
+               lanes.arg[: n_keeps * n_lanes].reshape((n_keeps, n_lanes)), lanes.hands[:n_lanes if held else 0],
+               sub_keeps)
     return value, keep
+
+
+@njit(cache=True)
+def plan_slot_values(queue, lanes, n_lanes, layers, tables):
+    """The values (layers, M, n_lanes) of the plans of slots ``lanes.slot[:n_lanes]``, every hand
+    (``plan_slots`` without ``held``, the keeps not chosen: ``plan_values``)."""
+    options, pure = _copy_in(queue, lanes, n_lanes, layers, False)
+    n_multisets = options.shape[1]
+    n_keeps = tables.add_die.shape[0]
+    value = lanes.value[:layers * n_multisets * n_lanes].reshape((layers, n_multisets, n_lanes))
+    plan_values(options, pure, tables.add_die, tables.remove_die, tables.first_prob, value,
+                lanes.kv[: n_keeps * n_lanes].reshape((n_keeps, n_lanes)),
+                lanes.best[: n_keeps * n_lanes].reshape((n_keeps, n_lanes)))
+    return value

@@ -17,7 +17,7 @@ from numba import njit, prange
 
 from robo_players.cell_values import LEVELS, YZ_SCORE, column_values
 from robo_players.search.correction import corrected_column
-from robo_players.search.lanes import BLOCK, new_lanes, new_queue, plan_slots
+from robo_players.search.lanes import BLOCK, new_lanes, new_queue, plan_slot_values
 from robo_players.search.values import best_announcements, best_fills
 from yamb import kernels
 from yamb.rules import N_NUMBER_ROWS
@@ -200,20 +200,18 @@ def _table_values(s, filled, cells, tables, adjust, cache, lin, num):
 
 
 @njit(cache=True, inline="always")
-def _same_endings(bits, n_cols, pure_hand):
-    """Whether this roll's endings (``bits[:2]``) are the last roll's (``bits[2:]``), without
-    announcements."""
+def _same_fills(bits, n_cols, pure_hand):
+    """Whether this roll's fills (``bits[:2]``) are the last roll's (``bits[2:]``)."""
     same = True
     for c in range(n_cols):
-        same = same and bits[0, 1, c] == 0 and bits[2, 1, c] == 0 and bits[0, 0, c] == bits[2, 0, c] and (
-            not pure_hand or bits[1, 0, c] == bits[3, 0, c])
+        same = same and bits[0, 0, c] == bits[2, 0, c] and (not pure_hand or bits[1, 0, c] == bits[3, 0, c])
     return same
 
 
 @njit(cache=True, inline="always")
-def _roll_endings(s, left, row, pure_row, filled, cells, bits, consts, tables, lin, num):
-    """The endings after a roll of next table ``s``'s turn, ``bits`` (2, 2, C), into ``row``
-    (every hand) and ``pure_row`` (a freshly thrown hand)."""
+def _roll_fills(s, row, pure_row, filled, cells, bits, consts, tables, lin, num):
+    """The fills after a roll of next table ``s``'s turn, ``bits`` (2, 2, C), into ``row`` (every
+    hand) and ``pure_row`` (a freshly thrown hand)."""
     n_rows = consts.n_rows
     for c in range(lin.shape[0]):
         own = filled[s, 0, c]
@@ -224,17 +222,26 @@ def _roll_endings(s, left, row, pure_row, filled, cells, bits, consts, tables, l
                 best_fills(row, c, r, own, yamb_cell, consts, tables, lin, num)
             elif consts.pure_hand and bits[1, 0, c] & bit:
                 best_fills(pure_row, c, r, own, yamb_cell, consts, tables, lin, num)
-            if bits[0, 1, c] & bit:
+
+
+@njit(cache=True, inline="always")
+def _roll_announcements(left, row, bits, tables, lin, num):
+    """The announcements after a roll, ``bits`` (2, 2, C), with ``left`` rolls left, into ``row``."""
+    for c in range(lin.shape[0]):
+        for r in range(lin.shape[1]):
+            if bits[0, 1, c] & (np.uint32(1) << np.uint32(r)):
                 best_announcements(row, c, r, left, tables, lin, num)
 
 
 @njit(cache=True, inline="always")
-def _options(s, q, filled, cells, layers, consts, tables, queue, lin, num, bits):
+def _options(s, q, filled, cells, layers, consts, tables, queue, lin, num, bits, fills):
     """The next turn's endings from next table ``s``, roll by roll, into queue slot ``q``: the
     options of every hand, and those open to a freshly thrown hand only (``pure``).
 
     The legal endings after each roll come from the engine's rules (``kernels.decision``);
-    under the forced joker rule the hands of five alike are valued again with their own.
+    the fills of a roll (``fills``, (2, M): every hand's and a pure hand's) are the last
+    roll's when the same cells may be filled. Under the forced joker rule the hands of five
+    alike are valued again with their own endings.
     """
     forced_joker, pure_hand, five_face = consts.forced_joker, consts.pure_hand, consts.five_face
     options, pure = queue.options, queue.pure
@@ -244,20 +251,26 @@ def _options(s, q, filled, cells, layers, consts, tables, queue, lin, num, bits)
     if pure_hand:
         pure[q, :n_layers] = -np.inf
     for t in range(n_layers):
+        left = n_layers - 1 - t
         for face in range(7 if forced_joker else 1):
             _, may_roll = kernels.decision(filled, s, 0, consts.order, bits, 0, t + 1, n_layers, -1, -1, False, face,
                                            consts.n_rows, pure_hand, forced_joker, consts.yz_row)
             if pure_hand:
                 kernels.decision(filled, s, 0, consts.order, bits, 1, t + 1, n_layers, -1, -1, True, face,
                                  consts.n_rows, pure_hand, forced_joker, consts.yz_row)
-            if t > 0 and face == 0 and not forced_joker and _same_endings(bits, lin.shape[0], pure_hand):
-                options[q, t] = options[q, t - 1]  # the endings of the roll before
+            if not forced_joker:
+                if t == 0 or not _same_fills(bits, lin.shape[0], pure_hand):
+                    fills[:] = -np.inf
+                    _roll_fills(s, fills[0], fills[1], filled, cells, bits, consts, tables, lin, num)
+                options[q, t] = fills[0]
                 if pure_hand:
-                    pure[q, t] = pure[q, t - 1]
+                    pure[q, t] = fills[1]
+                _roll_announcements(left, options[q, t], bits, tables, lin, num)
                 continue
             row = options[q, t] if face == 0 else np.full(n_multisets, -np.inf)
             pure_row = (pure[q, t] if pure_hand else row) if face == 0 else np.full(n_multisets, -np.inf)
-            _roll_endings(s, n_layers - 1 - t, row, pure_row, filled, cells, bits, consts, tables, lin, num)
+            _roll_fills(s, row, pure_row, filled, cells, bits, consts, tables, lin, num)
+            _roll_announcements(left, row, bits, tables, lin, num)
             if face > 0:  # only the hands of five of this face, valued with their own endings
                 for m in range(n_multisets):
                     if five_face[m] == face:
@@ -272,12 +285,12 @@ def _options(s, q, filled, cells, layers, consts, tables, queue, lin, num, bits)
 
 
 @njit(cache=True)
-def _plan_block(n_queued, queue, lanes, tables, sub_keeps, out):
+def _plan_block(n_queued, queue, lanes, tables, out):
     """Plan the ``n_queued`` next turns of the queue (all of one roll count) in lanes; their start
     values go to ``out[queue.owner[q]]``."""
     for q in range(n_queued):
         lanes.slot[q] = q
-    value, _ = plan_slots(queue, lanes, n_queued, queue.layers[0], False, tables, sub_keeps)
+    value = plan_slot_values(queue, lanes, n_queued, queue.layers[0], tables)
     for lane in range(n_queued):
         start = 0.0
         for m in range(value.shape[1]):
@@ -298,16 +311,17 @@ def _values_range(start, stop, filled, cells, layers, consts, tables, adjust, ou
     cache = ColumnCache(np.zeros((n_cols, n_rows, 2)), np.zeros((n_cols, N_NUMBER_ROWS, LEVELS)),
                         np.full(n_cols, -1, dtype=np.int64))
     bits = np.zeros((4, 2, n_cols), dtype=np.uint32)  # this roll's endings, then the last roll's
+    fills = np.empty((2, n_multisets))  # the last roll's fills: every hand's, a pure hand's
     n_queued = 0
     for s in range(start, stop):
         if n_queued and (n_queued == BLOCK or layers[s] != queue.layers[0]):
-            _plan_block(n_queued, queue, lanes, tables, consts.sub_keeps, out)
+            _plan_block(n_queued, queue, lanes, tables, out)
             n_queued = 0
         _table_values(s, filled, cells, tables, adjust, cache, lin, num)
-        _options(s, n_queued, filled, cells, layers, consts, tables, queue, lin, num, bits)
+        _options(s, n_queued, filled, cells, layers, consts, tables, queue, lin, num, bits, fills)
         n_queued += 1
     if n_queued:
-        _plan_block(n_queued, queue, lanes, tables, consts.sub_keeps, out)
+        _plan_block(n_queued, queue, lanes, tables, out)
 
 
 @njit(cache=True, parallel=True)
