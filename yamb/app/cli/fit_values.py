@@ -48,11 +48,11 @@ def run(args: argparse.Namespace) -> int:
     import time
     from dataclasses import asdict
 
-    import numba
-    import torch
+    import numpy as np
     from rich.console import Console
 
-    from robo_players.neural.state_values import SUFFIX, ValueSpec, save_values, value_table
+    from evolution.evaluate import init_worker
+    from robo_players.neural.state_values import SUFFIX, ValueSpec, predict, save_values
     from robo_players.neural.value_fit import FitSettings, fit_values
     from yamb.app.cli.lines import show
     from yamb.rules import rules
@@ -62,8 +62,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out.suffix != SUFFIX:
         raise YambError(f"{args.out}: a values file is written as {SUFFIX}, not {args.out.suffix or 'no suffix'}")
     joker = rules(args.preset, joker=args.joker).joker
-    torch.set_num_threads(args.threads)
-    numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
+    init_worker(args.threads)
     spec = ValueSpec(args.preset, joker, tuple(args.hidden))
     settings = FitSettings(rounds=args.rounds, games=args.games, explore=args.explore, memory=args.memory,
                            epochs=args.epochs, lr=args.learning_rate, final_lr=args.learning_rate / 10,
@@ -76,9 +75,11 @@ def run(args: argparse.Namespace) -> int:
                   f"{r.mean_score:.2f} (exploring), fit error {r.loss ** 0.5:.3f} on {r.states:,} turn starts, "
                   f"{r.seconds:.0f} s")
 
+    show(err, f"fitting a value network for {args.preset}: {args.rounds} rounds of {args.games:,} games, "
+              f"a line after each")
     net, _ = fit_values(spec, settings, progress=progress)
     seconds = time.perf_counter() - started
-    start_value = float(value_table(net, spec.rules())[0, 0, 0])
+    start_value = float(predict(net, spec.rules(), *np.zeros((3, 1), dtype=np.int64))[0])  # the empty sheet
     save_values(args.out, net, spec, {"settings": asdict(settings), "threads": args.threads,
                                       "start_value": start_value, "seconds": round(seconds)})
     show(Console(), f"wrote {args.out}: value network {list(args.hidden)}, start value {start_value:.2f}, "
