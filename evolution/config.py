@@ -15,6 +15,7 @@ import tomllib
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
+from evolution.genes import GENES
 from robo_players.cell_values import BONUS_MODELS
 from robo_players.column_exact import EXACT_KINDS
 from robo_players.neural.networks import KINDS
@@ -63,6 +64,7 @@ class EvolveConfig:
     lookahead: int = 1  # guided: turns planned at play time (1: one; 2, 3: robo_players.lookahead), in evolution too
     init: str = ""  # start from this weights file's genome and cell values ("best": the shipped bot); "" fresh
     from_init: list[str] = field(default_factory=list)  # settings of INIT_SETTINGS taken from the init file
+    genes: str = "all"  # the weights evolved: all, or the output layer's biases of the init network (evolution/genes.py)
     # the algorithm
     algorithm: str = "ga"
     population: int = 200
@@ -154,6 +156,11 @@ class EvolveConfig:
             (set(self.from_init) <= set(INIT_SETTINGS),
              f"from_init lists settings among {', '.join(INIT_SETTINGS)}, not {self.from_init}"),
             (not self.from_init or self.init, "from_init needs init (a weights file or best)"),
+            (self.genes in GENES, f"genes must be one of {', '.join(GENES)}, not {self.genes!r}"),
+            (self.genes == "all" or self.init,
+             f"genes = {self.genes!r} evolves part of a start network: it needs init (a weights file or best)"),
+            (self.genes == "all" or self.algorithm != "ga",
+             f"genes = {self.genes!r} is evolved by a strategy: algorithm cma, sep-cma or es, not ga"),
             (set(self.exact) <= set(EXACT_KINDS), f"exact lists column kinds among {', '.join(EXACT_KINDS)}, "
                                                   f"not {self.exact}"),
         ]

@@ -27,6 +27,7 @@ import numpy as np
 from deap import cma, tools
 
 from evolution.config import CMA_MAX_WEIGHTS, MAX_POPULATION_WEIGHTS, ConfigError, EvolveConfig
+from evolution.genes import SubspaceStrategy, gene_index
 from evolution.individual import Individual
 from evolution.openai_es import OpenAIES
 from evolution.sep_cma import SepCMAStrategy
@@ -45,7 +46,7 @@ CHECKPOINT_MAGIC = b"yamb-checkpoint"
 NOISE_COLUMNS = ["noise", "challenger", "challenger_sem", "accepted"]  # logbook columns of selection under noise
 STRATEGY_STREAM = 1  # the strategies' own generators draw from SeedSequence([seed, STRATEGY_STREAM])
 
-Strategy = cma.Strategy | SepCMAStrategy | OpenAIES
+Strategy = cma.Strategy | SepCMAStrategy | OpenAIES | SubspaceStrategy
 
 
 class CheckpointError(YambError):
@@ -164,13 +165,15 @@ def _describe(spec: NetSpec, weights: int | None = None) -> str:
 
 
 def check_size(config: EvolveConfig, spec: NetSpec) -> None:
-    """A ``ConfigError`` when a network of ``spec`` is too large for the algorithm or the population."""
+    """A ``ConfigError`` when a network of ``spec`` (or the part of it evolved, ``genes``) is too
+    large for the algorithm or the population."""
     weights = genome_size(spec.build())
-    if config.algorithm == "cma" and weights > CMA_MAX_WEIGHTS:
+    evolved = len(gene_index(spec, config.genes))
+    if config.algorithm == "cma" and evolved > CMA_MAX_WEIGHTS:
         raise ConfigError(
-            f"CMA-ES keeps a full covariance matrix: {weights:,} weights is too many "
+            f"CMA-ES keeps a full covariance matrix: {evolved:,} weights is too many "
             f"(at most {CMA_MAX_WEIGHTS:,}); use algorithm = \"sep-cma\" or \"es\" (linear in the weights), "
-            f"\"ga\", or smaller hidden layers"
+            f"\"ga\", smaller hidden layers, or genes = \"output-bias\" from an init network"
         )
     if config.population * weights > MAX_POPULATION_WEIGHTS:
         raise ConfigError(f"population x weights is {config.population * weights:,}, more than "
@@ -196,7 +199,7 @@ def new_state(config: EvolveConfig) -> RunState:
     strategy, population = None, []
     if config.algorithm != "ga":
         centroid = net.initial_genome(rng).astype(np.float64) if start is None else start[0]
-        strategy = new_strategy(config, centroid)
+        strategy = new_strategy(config, centroid, gene_index(spec, config.genes))
     elif start is None:
         population = [Individual(net.initial_genome(rng)) for _ in range(config.population)]
     else:
@@ -216,8 +219,11 @@ def new_state(config: EvolveConfig) -> RunState:
     )
 
 
-def new_strategy(config: EvolveConfig, centroid: np.ndarray) -> Strategy:
-    """The ask/tell strategy of ``config.algorithm`` (not ``ga``), its mean at ``centroid``."""
+def new_strategy(config: EvolveConfig, centroid: np.ndarray, index: np.ndarray | None = None) -> Strategy:
+    """The ask/tell strategy of ``config.algorithm`` (not ``ga``), its mean at ``centroid``; over
+    the genes at ``index`` alone (``evolution.genes``) when it is given and not all of them."""
+    if index is not None and len(index) < centroid.size:
+        return SubspaceStrategy(new_strategy(config, centroid[index]), centroid, index)
     if config.algorithm == "cma":
         return cma.Strategy(centroid=centroid, sigma=config.cma_sigma, lambda_=config.population)
     rng = np.random.default_rng([config.seed, STRATEGY_STREAM])

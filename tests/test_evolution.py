@@ -62,11 +62,17 @@ NOISE = dict(reevaluate=2, games_max=7, accept_games=5, accept_p=0.9)  # every p
 def test_a_run_is_reproducible_and_resumes_exactly(tmp_path: Path, algorithm: str, noise: dict) -> None:
     game = "yatzy" if algorithm == "cma" else "yamb"  # a small network: CMA-ES is cubic in the weights
     config = tiny(algorithm=algorithm, game=game, hidden="2" if algorithm == "cma" else "4", **noise)
-    whole = evolve(start(config, tmp_path / "whole"), tmp_path / "whole")
+    whole = resumes_exactly(config, tmp_path)
     again = evolve(start(config, tmp_path / "again"), tmp_path / "again")
     assert_same(outputs(tmp_path / "whole"), outputs(tmp_path / "again"))
     assert whole["best"] == again["best"]
+    assert (tmp_path / "cut" / "fitness.png").stat().st_size > 0 and (tmp_path / "cut" / "scores.png").stat().st_size > 0
 
+
+def resumes_exactly(config: EvolveConfig, tmp_path: Path) -> dict:
+    """The results of ``config`` run whole in ``tmp_path / "whole"``, after asserting that the same
+    run stopped after its first generation and resumed (``tmp_path / "cut"``) wrote the same."""
+    whole = evolve(start(config, tmp_path / "whole"), tmp_path / "whole")
     cut = tmp_path / "cut"
     with pytest.raises(Interrupted):
         evolve(start(config, cut), cut, stop_after(1))
@@ -74,7 +80,7 @@ def test_a_run_is_reproducible_and_resumes_exactly(tmp_path: Path, algorithm: st
     resumed = evolve(resume(cut, {}), cut)
     assert_same(outputs(tmp_path / "whole"), outputs(cut))
     assert resumed["best"] == whole["best"]
-    assert (cut / "fitness.png").stat().st_size > 0 and (cut / "scores.png").stat().st_size > 0
+    return whole
 
 
 def test_the_hall_of_fame_ranks_by_advantage_over_expectimax_on_the_same_dice(tmp_path: Path) -> None:

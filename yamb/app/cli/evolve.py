@@ -100,6 +100,18 @@ def _check_before_writing(config) -> None:
     starting_point(config, net_spec(config))
 
 
+def _heading(state, run_dir) -> str:
+    """What a new run evolves (as its start file's settings made it), how and for how long."""
+    c = state.config
+    part = ""
+    if c.genes != "all":
+        from evolution.genes import gene_index
+
+        part = f", its output layer's biases ({len(gene_index(state.spec, c.genes)):,} of its weights)"
+    return (f"run directory {run_dir}: {c.player} player for {c.game} (hidden {c.hidden}){part}, "
+            f"{c.algorithm}, {c.population} x {c.games} games, {c.generations} generation{'s' * (c.generations != 1)}")
+
+
 def _line(state, entry: dict) -> str:
     c = state.config
     compiled = f" (and {entry['compile_seconds']:.1f} s compiling)" if entry["compile_seconds"] else ""
@@ -176,9 +188,7 @@ def run(args: argparse.Namespace) -> int:
                 show(console, f"resuming {run_dir} after generation {state.generation}")
             else:
                 state = start(config, run_dir)
-                show(console, f"run directory {run_dir}: {config.player} player for {config.game} "
-                              f"(hidden {config.hidden}), {config.algorithm}, {config.population} x "
-                              f"{config.games} games, {config.generations} generations")
+                show(console, _heading(state, run_dir))
             c = state.config
             print(f"yamb evolve: starting {c.workers} worker process{'es' if c.workers > 1 else ''} "
                   f"({c.backend}); each compiles or loads the game kernels first (up to a minute or two the "
