@@ -5,6 +5,9 @@ The solver's values appear here only as the yardstick: the fit never reads them.
 
 from __future__ import annotations
 
+import itertools
+import time
+
 import numpy as np
 import pytest
 import torch
@@ -137,10 +140,15 @@ def test_fit_values_refuses_bad_input_in_one_line(tmp_path, capsys, argv: list[s
     assert message in capsys.readouterr().err.strip().splitlines()[-1]
 
 
-def test_fit_values_writes_a_file_that_plays(tmp_path) -> None:
-    path = tmp_path / "v.npz"
-    assert main(["fit-values", "--preset", "yahtzee", "--rounds", "1", "--games", "20", "--hidden", "8",
-                 "--out", str(path)]) == 0
+def test_fit_values_writes_a_file_that_plays_and_the_same_fit_writes_the_same_bytes(tmp_path, monkeypatch) -> None:
+    path, again = tmp_path / "v.npz", tmp_path / "again.npz"
+    for out, seconds_per_reading in ((path, 1.0), (again, 1000.0)):  # a fast and a slow machine
+        clock = itertools.count(0.0, seconds_per_reading)
+        monkeypatch.setattr(time, "perf_counter", lambda: next(clock))
+        assert main(["fit-values", "--preset", "yahtzee", "--rounds", "1", "--games", "20", "--hidden", "8",
+                     "--out", str(out)]) == 0
+    monkeypatch.undo()
+    assert path.read_bytes() == again.read_bytes()
     player = make_player(str(path), layout(rules("yahtzee")))
     assert player.name == "v"
     assert play(GameBatch(layout(rules("yahtzee")), 5, seed=1), [player]).shape == (5, 1)

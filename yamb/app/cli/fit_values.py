@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - started
     start_value = float(predict(net, spec.rules(), *np.zeros((3, 1), dtype=np.int64))[0])  # the empty sheet
     save_values(args.out, net, spec, {"settings": asdict(settings), "threads": args.threads,
-                                      "start_value": start_value, "seconds": round(seconds)})
+                                      "start_value": start_value})  # no wall time: the same fit, the same bytes
     show(Console(), f"wrote {args.out}: value network {list(args.hidden)}, start value {start_value:.2f}, "
                     f"{args.rounds} round{'s' * (args.rounds > 1)} of {args.games:,} game{'s' * (args.games > 1)}, {seconds:.0f} s; play it: "
                     f"yamb compare {args.out} expectimax --preset {args.preset}")
