@@ -19,6 +19,7 @@ from robo_players.neural.build import load_player
 from robo_players.neural.files import load_weights
 from robo_players.simulate import simulate
 from yamb.app.cli import main
+from yamb.errors import YambError
 
 TINY = dict(population=6, games=3, generations=3, hidden="4", final_games=8, hall_of_fame=2, elite=1)
 
@@ -132,6 +133,21 @@ def test_the_population_scores_do_not_depend_on_the_workers_split() -> None:
     split, split_cells = play(make_toolbox(state), state, genomes, values, 4, seed=11)
     assert np.array_equal(one, split) and np.allclose(cells, split_cells)
     assert one.shape == (6, 4) and len({tuple(row) for row in one}) > 1
+
+
+def test_a_new_run_that_fails_before_saving_leaves_no_folder(tmp_path: Path, capsys, monkeypatch) -> None:
+    import evolution.run
+
+    def fails(config, run_dir):
+        raise YambError("the disk is full")
+
+    monkeypatch.setattr(evolution.run, "start", fails)
+    assert main(["evolve", "--recipe", "direct", "--out", str(tmp_path / "new")]) == 2
+    assert "the disk is full" in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()
+    (tmp_path / "mine").mkdir()  # a folder the person made is theirs: kept
+    assert main(["evolve", "--recipe", "direct", "--out", str(tmp_path / "mine")]) == 2
+    assert [p.name for p in (tmp_path / "mine").iterdir()] == [".lock"]
 
 
 @pytest.mark.slow

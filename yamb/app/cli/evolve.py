@@ -220,6 +220,10 @@ def run(args: argparse.Namespace) -> int:
             print("yamb evolve: interrupted before the run saved anything; run the same command to start it again",
                   file=sys.stderr)
         return 130
+    except Exception:
+        if new_directory:
+            discard_unsaved(run_dir)  # a new run that failed before it saved anything leaves no folder behind
+        raise
     for line in verdict_lines(result["verdict"]):
         show(console, line)
     times["end"] = time.perf_counter()
