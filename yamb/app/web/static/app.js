@@ -411,7 +411,6 @@ async function showSetup(run) {
     }
   }
   fillPreset(table ? table.preset : "yamb", table);
-  await refreshBots();
   addSeat("You", PERSON);
   if (table) addSeat(`run ${run}`, `run:${run}`);
   else addSeat(bots.default_bot, bots.default_bot);
@@ -446,7 +445,8 @@ function openGame(data) {
 }
 
 async function start() {
-  options = await api("GET", "/api/options");
+  // the seats start with the default table's bots; each change of the table asks for its own (refreshBots)
+  [options, bots] = await Promise.all([api("GET", "/api/options"), api("GET", "/api/bots")]);
   $("preset").replaceChildren(...options.presets.map((p) => el("option", { value: p.name }, p.name)));
   $("preset").addEventListener("change", () => fillPreset($("preset").value));
   $("dice-count").addEventListener("change", refreshBots);
