@@ -91,11 +91,16 @@ def _difference(rules: Rules, span: int) -> np.ndarray:
     return rules.column_totals(cells)["difference"].reshape(6, span, span).astype(np.float64)
 
 
+def check_free_column(rules: Rules) -> None:
+    """Nothing when the free-column solver handles ``rules``, else a precise error."""
+    if rules.has_jokers:
+        raise YambError(f"the free-column solver does not handle {rules.name}'s jokers; use solve_solitaire")
+
+
 @cache
 def free_column_model(rules: Rules) -> FreeColumnModel:
     """The model of ``rules``' free column (computed once per process)."""
-    if rules.has_jokers:
-        raise YambError(f"the free-column solver does not handle {rules.name}'s jokers; use solve_solitaire")
+    check_free_column(rules)
     n_rows = rules.n_rows
     size = 1 << n_rows
     masks = np.arange(size)

@@ -107,12 +107,17 @@ class _Column:
         comps[:, a], comps[:, b] = flat // _SPAN, flat % _SPAN
 
 
-@cache
-def _column(rules: Rules, kind: str) -> _Column:
+def check_column(rules: Rules, kind: str) -> None:
+    """Nothing when the column solver handles a ``kind`` column of ``rules``, else a precise error."""
     if kind not in ORDERED_KINDS:
         raise YambError(f"the column solver handles {' and '.join(ORDERED_KINDS)} columns, not {kind!r}")
     if rules.has_jokers:
         raise YambError(f"the column solver does not handle {rules.name}'s jokers; solve it as a free column")
+
+
+@cache
+def _column(rules: Rules, kind: str) -> _Column:
+    check_column(rules, kind)
     if rules.spec.difference is not None:
         grid = np.indices((6, _SPAN, _SPAN)).reshape(3, -1).T
         cells = np.zeros((len(grid), rules.n_rows), dtype=np.int32)

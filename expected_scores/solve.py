@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 
 from expected_scores.announce_column import solve_announce_column
-from expected_scores.free_column import FreeColumnSolution, solve_free_column
-from expected_scores.ordered_column import ORDERED_KINDS, ColumnSolution, solve_column
+from expected_scores.free_column import FreeColumnSolution, check_free_column, solve_free_column
+from expected_scores.ordered_column import ORDERED_KINDS, ColumnSolution, check_column, solve_column
 from expected_scores.solitaire import SolitaireSolution, solve_solitaire
 from yamb.atomic import WriteError, write_atomically
 from yamb.columns import check_kind
@@ -47,7 +47,7 @@ def cache_dir() -> Path:
 
 
 def table_kind(rules: Rules, columns: tuple[str, ...] | list[str] | None) -> str:
-    """The single column kind of a table the solvers handle, or a precise error."""
+    """The single column kind of a table the solvers handle, or a precise error (nothing is solved)."""
     kinds = tuple(columns) if columns is not None else rules.default_columns
     for kind in kinds:
         check_kind(kind)
@@ -58,6 +58,10 @@ def table_kind(rules: Rules, columns: tuple[str, ...] | list[str] | None) -> str
             f"jokers, or one announce column of a preset with a difference row; not {','.join(kinds)} "
             f"for {rules.name}"
         )
+    if kinds[0] in ORDERED_KINDS:
+        check_column(rules, kinds[0])
+    elif rules.spec.difference is not None:  # solved by the free-column model (Yatzy's free column: solitaire)
+        check_free_column(rules)
     return kinds[0]
 
 

@@ -11,8 +11,13 @@ solves it (or loads the cached solution); the play itself is
 from __future__ import annotations
 
 from expected_scores.optimal_play import SolvedPlayer
-from expected_scores.solve import solve
+from expected_scores.solve import solve, table_kind
 from yamb.layout import Layout
+
+
+def check_table(layout: Layout) -> None:
+    """Nothing when the solver handles ``layout``'s table, else its precise error (nothing is solved)."""
+    table_kind(layout.rules, layout.columns)
 
 
 def optimal_player(layout: Layout) -> SolvedPlayer:

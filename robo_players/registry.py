@@ -10,10 +10,10 @@ from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.greedy import GreedyPlayer
 from robo_players.lookahead import SUFFIX, lookahead_player, split_name
 from robo_players.montecarlo import MonteCarloPlayer
-from robo_players.neural.bots import load_bot, load_direct_bot
+from robo_players.neural.bots import direct_bot_file, load_bot, load_direct_bot
 from robo_players.neural.build import is_weights_file, load_player
-from robo_players.neural.state_values import is_values_file, load_values_bot, load_values_player
-from robo_players.optimal import optimal_player
+from robo_players.neural.state_values import is_values_file, load_values_bot, load_values_player, values_bot_file
+from robo_players.optimal import check_table, optimal_player
 from robo_players.random_player import RandomPlayer
 from robo_players.row_means import exact_expectimax, played_expectimax
 from robo_players.smart import SmartPlayer
@@ -38,6 +38,28 @@ PLAYERS: dict[str, Callable[[Layout], Player]] = {
     "best-values": load_values_bot,
 }
 
+# The players that refuse some tables, each with its loader's own check: a precise error for a table it
+# refuses, found without building anything (no solve, no network). The others play every table.
+TABLE_CHECKS: dict[str, Callable[[Layout], object]] = {
+    "optimal": check_table,
+    "best-direct": direct_bot_file,
+    "best-values": values_bot_file,
+}
+
+
+def plays(name: str, layout: Layout) -> bool:
+    """Whether the registered player ``name`` plays ``layout``'s table (``make_player`` builds it)."""
+    try:
+        TABLE_CHECKS.get(name, lambda layout: None)(layout)
+    except YambError:
+        return False
+    return True
+
+
+def players_for(layout: Layout) -> list[str]:
+    """The registered names whose players play ``layout``'s table, in the registry's order."""
+    return [name for name in PLAYERS if plays(name, layout)]
+
 
 def make_player(name: str, layout: Layout) -> Player:
     """The player called ``name`` for ``layout``, or the neural player stored in the weights file
@@ -53,6 +75,6 @@ def make_player(name: str, layout: Layout) -> Player:
     if is_weights_file(name):
         return load_player(name, layout)
     if name not in PLAYERS:
-        raise YambError(f"unknown player {name!r}; choose from {', '.join(PLAYERS)} or a weights file "
+        raise YambError(f"unknown player {name!r}; choose from {', '.join(players_for(layout))} or a weights file "
                         f"(a search player or weights file followed by {SUFFIX} or {SUFFIX}3: with look-ahead)")
     return PLAYERS[name](layout)

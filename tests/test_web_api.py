@@ -211,6 +211,35 @@ def test_new_game_input_is_checked(client):
             assert word in response.json()["detail"]
 
 
+def test_a_table_is_offered_the_bots_it_takes(client):
+    def bots(**params) -> list[str]:
+        answer = client.get("/api/bots", params=params).json()
+        assert answer["bots"][0] == answer["default_bot"] == "best"
+        return answer["bots"]
+
+    yamb = bots()
+    assert "best-direct" in yamb and not {"optimal", "best-values"} & set(yamb)
+    yatzy = bots(preset="yatzy", columns="free", players=2)
+    assert {"optimal", "best-values"} <= set(yatzy) and "best-direct" not in yatzy
+    assert "optimal" in bots(preset="yahtzee", joker="forced") and "best-values" not in bots(preset="yahtzee", joker="forced")
+    assert "best-direct" not in bots(dice=6)
+    assert "optimal" not in bots(preset="yatzy", columns="free,free")
+    for params, status, word in [({"preset": "poker"}, 400, "poker"), ({"preset": "yatzy", "dice": 6}, 400, "dice"),
+                                 ({"columns": "down,sideways"}, 400, "sideways"), ({"columns": ""}, 400, "column"),
+                                 ({"joker": "free"}, 400, "joker"), ({"players": 7}, 422, None)]:
+        response = client.get("/api/bots", params=params)
+        assert response.status_code == status, (params, response.text)
+        if word is not None:
+            assert word in response.json()["detail"]
+    # a bot the table does not take is still refused when the game is made, with the reason
+    for columns, bot, word in [(["free", "free"], "optimal", "exact solver"), (["free"], "best-direct", "no shipped")]:
+        response = client.post("/api/games", json={"preset": "yatzy", "columns": columns,
+                                                   "seats": [{"name": "b", "bot": bot}]})
+        assert response.status_code == 400 and word in response.json()["detail"]
+    response = client.post("/api/games", json={"seats": [{"name": "b", "bot": "grandmaster"}]})
+    assert "best-direct" in response.json()["detail"] and "optimal" not in response.json()["detail"]
+
+
 def test_open_games_are_bounded(tmp_path):
     with TestClient(create_app(Settings(db=tmp_path / "g.sqlite3", max_open_games=2))) as client:
         body = {"preset": "yatzy", "seats": [{"name": "b", "bot": "greedy"}]}
@@ -280,7 +309,7 @@ def test_games_survive_a_new_app_on_the_same_database(tmp_path):
 def test_openapi_describes_the_api(client):
     spec = client.get("/openapi.json").json()
     assert {"/api/games", "/api/games/{game_id}", "/api/games/{game_id}/moves", "/api/games/{game_id}/bot",
-            "/api/games/{game_id}/hint", "/api/games/{game_id}/log", "/api/runs", "/api/options"} <= set(spec["paths"])
+            "/api/games/{game_id}/hint", "/api/games/{game_id}/log", "/api/runs", "/api/options", "/api/bots"} <= set(spec["paths"])
     assert "NewGame" in spec["components"]["schemas"]
 
 

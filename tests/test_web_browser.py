@@ -112,6 +112,31 @@ def test_runs_page_draws_the_curve_and_plays_the_runs_best(server, page):
     assert state["preset"] == "yatzy" and [s["bot"] for s in state["seats"]] == [None, "run:yatzy-demo"]
 
 
+def test_the_seats_offer_the_bots_the_table_takes(server, page, tmp_path):
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(server.url + "/")
+    seat = page.locator(".seat-bot").nth(1)
+    exact = [seat.locator(f'option[value="{bot}"]') for bot in ("optimal", "best-values")]
+    expect(seat).to_have_value("best")
+    for option in exact:  # yamb: no single free column of Yatzy or Yahtzee
+        expect(option).to_have_count(0)
+    page.get_by_test_id("preset").select_option("yatzy")
+    for option in exact:
+        expect(option).to_have_count(1)
+    seat.select_option("optimal")
+    page.screenshot(path=tmp_path / "yatzy-bots.png")
+    page.locator("#add-column").select_option("free")  # two free columns: the bot the seat had is refused
+    for option in exact:
+        expect(option).to_have_count(0)
+    expect(seat).to_have_value("best")
+    page.get_by_role("button", name="remove free").first.click()
+    seat.select_option("best-values")
+    page.get_by_test_id("start").click()
+    page.wait_for_url(re.compile(r"#g="))
+    state = server.get(f"/api/games/{page.url.split('#g=')[1]}")
+    assert state["preset"] == "yatzy" and [s["bot"] for s in state["seats"]] == [None, "best-values"]
+
+
 def test_a_game_goes_on_after_the_server_is_killed(browser_path, tmp_path):
     """Half a game, ``kill -9``, a new server on the same database: the same state, then the rest."""
     db = tmp_path / "games.sqlite3"

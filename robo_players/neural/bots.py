@@ -50,14 +50,19 @@ def load_bot(layout: Layout, bots_dir: Path = BOTS_DIR) -> Player:
     return player
 
 
-def load_direct_bot(layout: Layout, bots_dir: Path = DIRECT_BOTS_DIR) -> Player:
-    """The shipped direct network for ``layout``'s table (named ``best-direct``), or a precise error."""
-    from robo_players.neural.build import load_player
-
+def direct_bot_file(layout: Layout, bots_dir: Path = DIRECT_BOTS_DIR) -> Path:
+    """The shipped direct network's file for ``layout``'s table, or a precise error."""
     path = bots_dir / bot_name(layout)
     if not path.is_file():
         tables = ", ".join(shipped_bots(bots_dir)) or "none"
         raise YambError(f"no shipped best-direct bot for {path.name.removesuffix(SUFFIX)} (shipped: {tables})")
-    player = load_player(path, layout)
+    return path
+
+
+def load_direct_bot(layout: Layout, bots_dir: Path = DIRECT_BOTS_DIR) -> Player:
+    """The shipped direct network for ``layout``'s table (named ``best-direct``), or a precise error."""
+    from robo_players.neural.build import load_player
+
+    player = load_player(direct_bot_file(layout, bots_dir), layout)
     player.name = "best-direct"
     return player

@@ -217,12 +217,17 @@ def values_file(layout: Layout) -> Path:
     return VALUES_DIR / bot_name(layout).replace(BOT_SUFFIX, SUFFIX)
 
 
-def load_values_bot(layout: Layout, values_dir: Path | None = None) -> SolvedPlayer:
-    """``best-values``: the shipped value network of ``layout``'s table, or a precise error."""
+def values_bot_file(layout: Layout, values_dir: Path | None = None) -> Path:
+    """The shipped values file of ``layout``'s table (``best-values``), or a precise error."""
     path = values_file(layout) if values_dir is None else values_dir / values_file(layout).name
     if not path.is_file():
         shipped = ", ".join(sorted(p.stem for p in VALUES_DIR.glob(f"*{SUFFIX}"))) or "none"
         raise YambError(f"no shipped best-values network for {path.stem} (shipped: {shipped})")
-    player = load_values_player(path, layout)
+    return path
+
+
+def load_values_bot(layout: Layout, values_dir: Path | None = None) -> SolvedPlayer:
+    """``best-values``: the shipped value network of ``layout``'s table, or a precise error."""
+    player = load_values_player(values_bot_file(layout, values_dir), layout)
     player.name = "best-values"
     return player

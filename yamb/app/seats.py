@@ -12,29 +12,30 @@ so one player serves many games.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from robo_players.base import Player
-from robo_players.registry import PLAYERS, make_player
+from robo_players.registry import PLAYERS, make_player, players_for
 from yamb.errors import YambError
 from yamb.layout import Layout
 
-# Strongest first: the default bot is the first of these that the registry has.
+# Strongest first: the default bot is the first of these that the table takes.
 PREFERRED_BOTS = ("best", "expectimax", "smart", "greedy", "random")
 RUN_BOT_PREFIX = "run:"
 MAX_PLAYERS_KEPT = 32
 
 
-def default_bot() -> str:
-    """Name of the strongest registered bot."""
-    return next(name for name in PREFERRED_BOTS if name in PLAYERS)
+def default_bot(names: Collection[str] = PLAYERS) -> str:
+    """Name of the strongest bot among ``names`` (default: every registered one)."""
+    return next(name for name in PREFERRED_BOTS if name in names)
 
 
-def bot_names() -> list[str]:
-    """The registered player names, the default bot first."""
-    first = default_bot()
-    return [first] + [name for name in PLAYERS if name != first]
+def bot_names(layout: Layout) -> list[str]:
+    """The registered player names that play ``layout``'s table, the default bot first."""
+    names = players_for(layout)
+    first = default_bot(names)
+    return [first] + [name for name in names if name != first]
 
 
 def load_bot(spec: str, layout: Layout) -> Player:
@@ -58,8 +59,9 @@ class Bots:
         self.run_file = run_file
         self._players: OrderedDict[tuple, Player] = OrderedDict()
 
-    def _file(self, bot: str) -> Path | None:
-        """The weights file of a ``run:NAME`` bot, or None for a registered name; YambError otherwise."""
+    def _file(self, bot: str, layout: Layout) -> Path | None:
+        """The weights file of a ``run:NAME`` bot, or None for a registered name; YambError otherwise
+        (naming the bots ``layout``'s table takes)."""
         if bot in PLAYERS:
             return None
         if bot.startswith(RUN_BOT_PREFIX):
@@ -67,11 +69,11 @@ class Bots:
             if path is not None:
                 return path
             raise YambError(f"no finished run {bot.removeprefix(RUN_BOT_PREFIX)!r} under the server's runs")
-        raise YambError(f"unknown bot {bot!r}; choose from {', '.join(bot_names())} or run:NAME of a listed run")
+        raise YambError(f"unknown bot {bot!r}; choose from {', '.join(bot_names(layout))} or run:NAME of a listed run")
 
     def player(self, bot: str, layout: Layout) -> Player:
         """The player of ``bot`` for ``layout``'s table, built on first use."""
-        path = self._file(bot)
+        path = self._file(bot, layout)
         key = (bot, None if path is None else path.stat().st_mtime_ns, table_key(layout))
         if key in self._players:
             self._players.move_to_end(key)

@@ -25,15 +25,15 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 
 from yamb.app.seats import Bots
 from yamb.app.web.games import ConflictError, Games, NotFoundError, TooManyGamesError, run_out
 from yamb.app.web.guards import BodyCheck, HostCheck, SecurityHeaders
-from yamb.app.web.models import (BotStep, ErrorOut, GameOut, HintOut, MoveIn, NewGame, Options, ReviewOut, RunDetail,
-                                 RunOut, Step)
+from yamb.app.web.models import (MAX_PLAYERS, BotsOut, BotStep, ErrorOut, GameOut, HintOut, MoveIn, NewGame, Options,
+                                 ReviewOut, RunDetail, RunOut, Step)
 from yamb.app.web.runs import RunList, read_logbook
 from yamb.app.web.store import GameStore, StoreError
 from yamb.errors import YambError
@@ -161,6 +161,16 @@ def create_app(settings: Settings) -> FastAPI:
     async def options() -> Options:
         """Presets, column kinds, bots and finished runs a new game may use."""
         return await queued(lambda: games.options(runs.runs()))
+
+    @app.get("/api/bots", response_model=BotsOut)
+    async def table_bots(preset: str = Query("yamb", max_length=20), dice: int | None = Query(None, ge=1, le=10),
+                         joker: str | None = Query(None, max_length=20),
+                         columns: str | None = Query(None, max_length=240, description="column kinds, comma-separated"),
+                         players: int = Query(1, ge=1, le=MAX_PLAYERS)) -> BotsOut:
+        """The registered bots the table takes (a game's ``preset``, ``dice``, ``joker``, ``columns`` and
+        ``players``), the strongest first; 400 with the reason for a table that cannot be made."""
+        kinds = None if columns is None else [c.strip() for c in columns.split(",") if c.strip()]
+        return await queued(games.table_bots, preset, dice, joker, kinds, players)
 
     @app.post("/api/games", response_model=GameOut, status_code=201)
     async def new_game(new: NewGame) -> GameOut:

@@ -24,8 +24,8 @@ from yamb.app.coach import coach_for, keep_chances, review_data
 from yamb.app.moves import Move, cell_text, decode, faces_text, fill_scores
 from yamb.app.seats import Bots, bot_names, default_bot
 from yamb.app.sheet import computed_rows, sheet_rows
-from yamb.app.web.models import (CellOut, CellScore, CellValue, GameOut, HintOut, MoveIn, NewGame, Options,
-                                 PatternOut, PresetOut, ReviewOut, Seat, SheetRow, Standing, Step, Summary)
+from yamb.app.web.models import (MAX_PLAYERS, BotsOut, CellOut, CellScore, CellValue, GameOut, HintOut, MoveIn, NewGame,
+                                 Options, PatternOut, PresetOut, ReviewOut, Seat, SheetRow, Standing, Step, Summary)
 from yamb.app.web.runs import RunInfo
 from yamb.app.web.store import GameStore, StaleGameError
 from yamb.columns import COLUMN_KINDS
@@ -113,8 +113,14 @@ class Games:
             presets.append(PresetOut(name=name, rows=list(spec.scorers), columns=list(spec.columns),
                                      dice=list(spec.dice_options),
                                      jokers=list(JOKER_OPTIONS) if spec.joker_rows else []))
-        return Options(presets=presets, column_kinds=list(COLUMN_KINDS), bots=bot_names(),
-                       default_bot=default_bot(), runs=[run_out(run) for run in runs], max_players=6)
+        return Options(presets=presets, column_kinds=list(COLUMN_KINDS), runs=[run_out(run) for run in runs],
+                       max_players=MAX_PLAYERS)
+
+    def table_bots(self, preset: str, dice: int | None, joker: str | None, columns: list[str] | None,
+                   players: int) -> BotsOut:
+        """The registered bots the table takes, the strongest first; a ``YambError`` for a bad table."""
+        names = bot_names(layout(rules(preset, dice=dice, joker=joker), columns, players))
+        return BotsOut(bots=names, default_bot=names[0])
 
     def _load(self, game_id: str) -> Live:
         if game_id in self._live:

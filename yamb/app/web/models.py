@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 Name = Field(min_length=1, max_length=40)
+MAX_PLAYERS = 6
 MovesSeen = Field(ge=0, le=100_000, strict=True)  # the game's number of moves a request was meant for
 
 
@@ -28,7 +29,7 @@ class NewGame(Strict):
     dice: int | None = Field(default=None, ge=1, le=10)
     joker: str | None = Field(default=None, max_length=20)
     columns: list[str] | None = Field(default=None, min_length=1, max_length=12)
-    seats: list[SeatIn] = Field(min_length=1, max_length=6)
+    seats: list[SeatIn] = Field(min_length=1, max_length=MAX_PLAYERS)
     seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
 
 
@@ -247,14 +248,19 @@ class RunOut(BaseModel):
 
 
 class Options(BaseModel):
-    """What a new game may be made of."""
+    """What a new game may be made of (the bots a table takes: ``BotsOut``)."""
 
     presets: list[PresetOut]
     column_kinds: list[str]
-    bots: list[str]
-    default_bot: str
     runs: list[RunOut]
     max_players: int
+
+
+class BotsOut(BaseModel):
+    """The registered bots a table takes, ``default_bot`` (the strongest of them) first."""
+
+    bots: list[str]
+    default_bot: str
 
 
 class CurvePoint(BaseModel):

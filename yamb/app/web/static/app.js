@@ -5,6 +5,9 @@ const PIPS = { 1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6,
 const PERSON = "";
 
 let options = null;   // /api/options
+let bots = null;      // /api/bots of the table being set up: the bots it takes, the strongest first
+let botsAsked = 0;    // the number of the last /api/bots request: an older answer is dropped
+let botsProblem = ""; // the reason /api/bots gave for the table, while it is shown
 let game = null;      // the game as the server last gave it
 let shown = [];       // the dice in screen order (kept dice stay where they are)
 let kept = new Set(); // screen positions the person keeps
@@ -329,6 +332,7 @@ function renderColumns() {
   $("columns").replaceChildren(...tableColumns.map((kind, i) => el("span", { class: "chip" }, kind,
     el("button", { type: "button", "aria-label": `remove ${kind}`,
       onclick: () => { tableColumns.splice(i, 1); renderColumns(); } }, "×"))));
+  refreshBots();
 }
 
 function fillPreset(name, table) {
@@ -347,7 +351,39 @@ function botChoices() {
   const runs = options.runs.filter((r) => r.has_best)
     .map((r) => el("option", { value: r.bot }, `run ${r.name} (best player)`));
   return [el("option", { value: PERSON }, "person"),
-    ...options.bots.map((b) => el("option", { value: b }, `bot: ${b}`)), ...runs];
+    ...bots.bots.map((b) => el("option", { value: b }, `bot: ${b}`)), ...runs];
+}
+
+function tableQuery() {
+  const query = new URLSearchParams({ preset: $("preset").value, dice: $("dice-count").value,
+    columns: tableColumns.join(","), players: String(Math.max(1, document.querySelectorAll(".seat").length)) });
+  if (!$("joker-label").hidden) query.set("joker", $("joker").value);
+  return query;
+}
+
+async function refreshBots() {
+  // the bots the table takes (the server's word); a seat whose bot the table refuses gets the default bot
+  const asked = ++botsAsked;
+  let answer;
+  try {
+    answer = await api("GET", `/api/bots?${tableQuery()}`);
+  } catch (error) {
+    if (asked === botsAsked) $("setup-error").textContent = botsProblem = error.message;
+    return;
+  }
+  if (asked !== botsAsked) return;
+  bots = answer;
+  if (botsProblem && $("setup-error").textContent === botsProblem) $("setup-error").textContent = "";
+  botsProblem = "";
+  for (const select of document.querySelectorAll(".seat-bot")) {
+    const chosen = select.value;
+    select.replaceChildren(...botChoices());
+    select.value = chosen;
+    if (select.value !== chosen) {
+      select.value = bots.default_bot;
+      select.dispatchEvent(new Event("change"));
+    }
+  }
 }
 
 function addSeat(name, bot) {
@@ -356,7 +392,8 @@ function addSeat(name, bot) {
   const nameInput = el("input", { class: "seat-name", value: name, maxlength: "40", "aria-label": "name" });
   kind.addEventListener("change", () => { nameInput.value = kind.value || "You"; });
   const row = el("div", { class: "seat" }, nameInput, kind,
-    el("button", { type: "button", class: "quiet", "aria-label": "remove player", onclick: () => row.remove() }, "×"));
+    el("button", { type: "button", class: "quiet", "aria-label": "remove player",
+      onclick: () => { row.remove(); refreshBots(); } }, "×"));
   $("seats").append(row);
 }
 
@@ -376,7 +413,7 @@ async function showSetup(run) {
   fillPreset(table ? table.preset : "yamb", table);
   addSeat("You", PERSON);
   if (table) addSeat(`run ${run}`, `run:${run}`);
-  else addSeat(options.default_bot, options.default_bot);
+  else addSeat(bots.default_bot, bots.default_bot);
 }
 
 async function startGame(event) {
@@ -408,9 +445,12 @@ function openGame(data) {
 }
 
 async function start() {
-  options = await api("GET", "/api/options");
+  // the seats start with the default table's bots; each change of the table asks for its own (refreshBots)
+  [options, bots] = await Promise.all([api("GET", "/api/options"), api("GET", "/api/bots")]);
   $("preset").replaceChildren(...options.presets.map((p) => el("option", { value: p.name }, p.name)));
   $("preset").addEventListener("change", () => fillPreset($("preset").value));
+  $("dice-count").addEventListener("change", refreshBots);
+  $("joker").addEventListener("change", refreshBots);
   $("add-column").append(...options.column_kinds.map((k) => el("option", { value: k }, k)));
   $("add-column").addEventListener("change", (event) => {
     if (event.target.value && tableColumns.length < 12) tableColumns.push(event.target.value);
@@ -418,7 +458,10 @@ async function start() {
     renderColumns();
   });
   $("add-seat").addEventListener("click", () => {
-    if (document.querySelectorAll(".seat").length < options.max_players) addSeat(options.default_bot, options.default_bot);
+    if (document.querySelectorAll(".seat").length < options.max_players) {
+      addSeat(bots.default_bot, bots.default_bot);
+      refreshBots();
+    }
   });
   $("setup-form").addEventListener("submit", startGame);
   $("speed").value = localStorage.getItem("yamb-speed") || $("speed").value;

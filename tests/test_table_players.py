@@ -1,0 +1,77 @@
+"""Which registered players a table takes: ``players_for`` lists a name exactly when ``make_player`` builds it."""
+
+from __future__ import annotations
+
+import pytest
+
+from robo_players import registry
+from robo_players.registry import PLAYERS, make_player, players_for
+from yamb.app.seats import bot_names
+from yamb.errors import YambError
+from yamb.layout import Layout, layout
+from yamb.rules import rules
+
+# (preset, dice, joker, columns, players). Slow: the search players with exact columns solve a Yamb or
+# Jamb6 column on first use (minutes without the cache).
+TABLES = [
+    pytest.param("yamb", None, None, None, 1, marks=pytest.mark.slow),
+    pytest.param("jamb6", None, None, None, 1, marks=pytest.mark.slow),
+    pytest.param("yamb", None, None, ("down", "free"), 2, marks=pytest.mark.slow),
+    pytest.param("yamb", None, None, ("free",), 1, marks=pytest.mark.slow),
+    ("yamb", 6, None, ("hand", "middle"), 1),
+    ("yatzy", None, None, None, 1),
+    ("yatzy", None, None, None, 2),
+    ("yatzy", None, None, ("down",), 1),
+    ("yahtzee", None, None, None, 1),
+    ("yahtzee", None, "forced", None, 1),
+    ("yahtzee", None, None, ("down",), 1),
+    ("yahtzee", None, None, ("free", "free"), 1),
+]
+
+
+def table(preset: str, dice: int | None, joker: str | None, columns: tuple[str, ...] | None, players: int) -> Layout:
+    return layout(rules(preset, dice=dice, joker=joker), columns, players)
+
+
+def builds(name: str, lay: Layout) -> bool:
+    try:
+        make_player(name, lay)
+    except YambError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("preset, dice, joker, columns, players", TABLES)
+def test_a_name_is_listed_exactly_when_its_player_is_built(preset, dice, joker, columns, players) -> None:
+    lay = table(preset, dice, joker, columns, players)
+    assert players_for(lay) == [name for name in PLAYERS if builds(name, lay)]
+
+
+def test_the_tables_refused_are_the_ones_documented() -> None:
+    yamb, yatzy = table("yamb", None, None, None, 1), table("yatzy", None, None, None, 1)
+    assert not {"optimal", "best-values"} & set(players_for(yamb))
+    assert {"optimal", "best-values"} <= set(players_for(yatzy))
+    assert "best-direct" in players_for(yamb) and "best-direct" not in players_for(yatzy)
+    assert "best-values" not in players_for(table("yahtzee", None, "forced", None, 1))  # no network shipped for it
+
+
+def test_listing_builds_no_player(monkeypatch) -> None:
+    def refuse(lay: Layout) -> None:
+        raise AssertionError("a player was built")
+
+    lay = table("yatzy", None, None, None, 1)
+    listed = players_for(lay)
+    monkeypatch.setattr(registry, "PLAYERS", dict.fromkeys(PLAYERS, refuse))
+    assert players_for(lay) == listed
+
+
+def test_the_default_bot_comes_first_among_the_tables_bots() -> None:
+    for lay in (table("yamb", None, None, None, 1), table("yahtzee", None, "forced", ("down",), 1)):
+        names = bot_names(lay)
+        assert names[0] == "best" and sorted(names) == sorted(players_for(lay))
+
+
+def test_an_unknown_name_is_answered_with_the_tables_names() -> None:
+    with pytest.raises(YambError, match="unknown player 'grandmaster'") as error:
+        make_player("grandmaster", table("yamb", None, None, None, 1))
+    assert "best-direct" in str(error.value) and "optimal" not in str(error.value)
