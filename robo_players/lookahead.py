@@ -43,7 +43,7 @@ Players over exact column values (``expectimax-column(s)``, networks with
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -129,6 +129,9 @@ class NextTables:
         return np.zeros(self.n_games, dtype=np.int32)
 
 
+Leaf = Callable[[NextTables], np.ndarray]  # (S,) float64: a value N of each next table, in place of its turn's plan
+
+
 @dataclass
 class _TurnCache:
     """A batch's games' next-turn values (n, C, R, LEVELS), the base's corrections of their tables
@@ -156,9 +159,11 @@ class LookaheadPlayer:
     """A search player (``ExpectimaxPlayer`` or a single ``SearchGuidedPlayer``) whose endings are
     worth their one-turn value plus the value of the next turn's plan from the table they leave."""
 
-    def __init__(self, base: ExpectimaxPlayer, layout: Layout, turns: int = 2, margin: float = MARGIN) -> None:
+    def __init__(self, base: ExpectimaxPlayer, layout: Layout, turns: int = 2, margin: float = MARGIN,
+                 leaf: Leaf | None = None) -> None:
         """``turns``: the turns planned, this one included (2: this turn and the next); ``margin``:
-        look ahead only from fills within it of the best fill for some hand (``inf``: from all)."""
+        look ahead only from fills within it of the best fill for some hand (``inf``: from all);
+        ``leaf``: the next tables valued by it (``N`` of each) instead of by the next turn's plan."""
         if type(base) not in SEARCH_PLAYERS:
             raise YambError(f"{getattr(base, 'name', base)!r} has no turn search to look ahead with; "
                             f"look-ahead works with expectimax, expectimax-played, expectimax-exact, "
@@ -170,9 +175,12 @@ class LookaheadPlayer:
             raise YambError(f"look-ahead plans 2 turns or more, not {turns}")
         if not margin >= 0:
             raise YambError(f"the look-ahead's margin is a number of points, 0 or more, not {margin}")
+        if leaf is not None and turns != 2:
+            raise YambError(f"a look-ahead with a leaf value plans this turn and values the next tables: 2 turns, not {turns}")
         self.base = base
         self.layout = layout
         self.turns = turns
+        self.leaf = leaf
         self.margin = float(margin)
         self.name = f"{base.name}{SUFFIX}{turns if turns != 2 else ''}" + (f"@{margin:g}" if margin != MARGIN else "")
         self._kept: weakref.WeakKeyDictionary[GameBatch, _TurnCache] = weakref.WeakKeyDictionary()
@@ -247,7 +255,10 @@ class LookaheadPlayer:
         first, inverse = _distinct(nexts.filled[ahead], nexts.cells[ahead],
                                    None if next_members is None else next_members[ahead])
         values = np.zeros(len(first))
-        if len(first):
+        if len(first) and self.leaf is not None:
+            which = np.flatnonzero(ahead)[first]
+            values[:] = self.leaf(NextTables(self.layout, self.layout.rules, nexts.filled[which], nexts.cells[which]))
+        elif len(first):
             which = np.flatnonzero(ahead)[first]
             values[:] = self._start_values(nexts.layers[which], nexts.filled[which], nexts.cells[which], consts,
                                            turns, None if next_members is None else next_members[which],

@@ -117,7 +117,7 @@ PATH_CHECKS = ("input_file", "output_file", "output_dir", "plot_file", "storage"
 INTEGER_CHECKS = ("integer", "whole_number", "layer_sizes")
 REQUIRED = {"score": ["yamb", "1", "1", "1", "1", "1"], "compare": ["random"], "export": [str(BOT), "--format", "npz"],
             "imitate": ["--out", "x.pt"], "fit": ["--out", "x.pt"],
-            "fit-values": ["--out", "x.npz"]}  # what each command needs besides the option
+            "fit-values": ["--out", "x.npz"], "fit-afterstates": ["--out", "x.npz"]}  # what each command needs besides the option
 
 
 def options_checked_by(names: tuple[str, ...]) -> list[tuple[str, str]]:

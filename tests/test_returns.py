@@ -110,7 +110,7 @@ def test_the_fit_finds_each_cells_mean_return_over_a_shared_baseline() -> None:
     fills = rng.integers(0, cells, n)
     offsets = rng.normal(0, 5, cells)
     target = 200 * x[:, 0] + 50 * x[:, 1] + offsets[fills] + rng.normal(0, 10, n)
-    returns = Returns(x, fills, target, np.arange(n) // 10, np.zeros(n, dtype=np.int64))
+    returns = Returns(x, fills, target, np.arange(n) // 10, np.zeros(n, dtype=np.int64), np.zeros(n))
     genome, predicted = fit(spec, returns, FitSettings(epochs=20, decay=0.0, seed=1), predictions=True)
     net = Population(spec.build(), genome[None])
     out = net(x[None, :2000])[0]
@@ -166,7 +166,7 @@ def test_lambda_returns_are_the_forward_view_average_of_n_step_returns(lam: floa
     y, q = rng.normal(0, 50, len(game)), rng.normal(0, 50, len(game))
     shuffle = rng.permutation(len(game))
     returns = Returns(np.zeros((len(game), 1), np.float32), np.zeros(len(game), np.int64), y[shuffle],
-                      game[shuffle], turn[shuffle])
+                      game[shuffle], turn[shuffle], np.zeros(len(game)))
     got = lambda_returns(returns, q[shuffle], lam)
     start = 0
     for n in lengths:

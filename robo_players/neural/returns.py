@@ -38,7 +38,7 @@ from torch import nn
 
 from robo_players.base import Player
 from robo_players.cell_values import cell_model
-from robo_players.column_exact import ColumnExactPlayer
+from robo_players.column_exact import PLAY_KINDS, ColumnExactPlayer, exactly_solved
 from robo_players.explain import fill_values
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.neural.build import neural_player
@@ -50,6 +50,7 @@ from robo_players.neural.rows import Rows
 from robo_players.row_means import search_values
 from yamb.engine import GameBatch
 from yamb.errors import YambError
+from yamb.layout import Layout
 
 
 @dataclass
@@ -61,6 +62,22 @@ class Returns(Rows):
     target: np.ndarray  # (n,) float64 points from the fill to the end less the base search's value of it
     game: np.ndarray  # (n,) int64 game (its dice stream)
     turn: np.ndarray  # (n,) int64 cells filled before the fill
+    base: np.ndarray  # (n,) float64 the base search's value of the fill
+
+
+def base_search(layout: Layout, played: float, exact: tuple[str, ...], bonus: str = "normal") -> ExpectimaxPlayer:
+    """The search whose values of fills the returns are measured against: over the exact values
+    of the ``exact`` column kinds (``expectimax-columns-played`` with ``played``), else expectimax
+    with the ``played`` row means and the ``bonus`` model."""
+    if exact:
+        return ColumnExactPlayer(layout, played=played, kinds=exact)
+    return ExpectimaxPlayer(layout, *search_values(layout, played, bonus))
+
+
+def solved_kinds(layout: Layout) -> tuple[str, ...]:
+    """The column kinds of ``layout`` that a fitted network's base search values exactly
+    (``expectimax-columns``' kinds that the rules let the solver handle)."""
+    return tuple(k for k in PLAY_KINDS if k in layout.columns and exactly_solved(layout.rules, k))
 
 
 def record(policy: Player, base: ExpectimaxPlayer, batch: GameBatch, cell_values: np.ndarray,
@@ -85,7 +102,7 @@ def record(policy: Player, base: ExpectimaxPlayer, batch: GameBatch, cell_values
     final = batch.scores()[:, 0].astype(np.float64)
     features, cells, base_values, before, games, turn = (np.concatenate(c) for c in zip(*parts))
     target = final[games] - before - base_values
-    return Returns(features, cells, target, games + first_game, turn), final
+    return Returns(features, cells, target, games + first_game, turn, base_values), final
 
 
 @dataclass(frozen=True)
@@ -228,6 +245,22 @@ class Round:
     val_mse: float
 
 
+def record_round(policy: Player, base: ExpectimaxPlayer, lay: Layout, games: int, seed: int,
+                 cell_values: np.ndarray, advance: Callable[[int], None] | None = None) -> tuple[Returns, float]:
+    """``games`` solitaire games of ``policy`` on ``lay`` under dice ``seed``, ``RECORD_BATCH`` at a
+    time (``record``); the returns and the mean final score."""
+    parts, finals = [], []
+    for first in range(0, games, RECORD_BATCH):
+        n = min(RECORD_BATCH, games - first)
+        batch = GameBatch(lay, n, seed=seed, streams=np.arange(first, first + n, dtype=np.uint64))
+        part, final = record(policy, base, batch, cell_values, first)
+        parts.append(part)
+        finals.append(final)
+        if advance is not None:
+            advance(n)
+    return Returns.concatenate(parts), float(np.concatenate(finals).mean())
+
+
 def improve(
     spec: NetSpec,
     start: Player,
@@ -242,25 +275,13 @@ def improve(
     last genome, the cell values its features read (each cell's expected score, as generation 0
     of an evolution run has them) and the rounds."""
     lay = spec.layout()
-    base = (ColumnExactPlayer(lay, played=spec.played, kinds=spec.exact) if spec.exact
-            else ExpectimaxPlayer(lay, *search_values(lay, spec.played, spec.bonus)))
+    base = base_search(lay, spec.played, spec.exact, spec.bonus)
     cell_values = cell_model(lay.rules, lay.columns).expected.ravel().astype(np.float32)
     policy, genome = start, None
     history: list[Round] = []
     for r in range(rounds):
         say(f"round {r + 1}/{rounds}: {games:,} games played by {policy.name}")
-        parts, finals = [], []
-        for first in range(0, games, RECORD_BATCH):
-            n = min(RECORD_BATCH, games - first)
-            batch = GameBatch(lay, n, seed=round_seed(settings.seed, r),
-                              streams=np.arange(first, first + n, dtype=np.uint64))
-            part, final = record(policy, base, batch, cell_values, first)
-            parts.append(part)
-            finals.append(final)
-            if advance is not None:
-                advance(n)
-        returns = Returns.concatenate(parts)
-        mean = float(np.concatenate(finals).mean())
+        returns, mean = record_round(policy, base, lay, games, round_seed(settings.seed, r), cell_values, advance)
         say(f"{policy.name}: mean {mean:.2f} over {games:,} games, {len(returns):,} fills")
         errors: list[tuple[float, float]] = []
 

@@ -34,7 +34,9 @@ from robo_players.neural.bots import BOTS_DIR, bot_name
 from robo_players.neural.bots import SUFFIX as BOT_SUFFIX
 from yamb.atomic import write_atomically
 from yamb.errors import YambError
+from robo_players.neural.features import table_size
 from yamb.layout import Layout
+from yamb.layout import layout as make_layout
 from yamb.rules import N_NUMBER_ROWS, Rules
 from yamb.rules import rules as make_rules
 
@@ -44,6 +46,7 @@ FILE_KIND = "yamb-state-values"
 META = "meta"
 SCALE = 100.0  # the network's output is the value in hundreds of points
 CHUNK = 1 << 18  # states per forward pass when filling the table
+AFTERSTATE = "afterstate"  # the kind of a whole table's value network (``ValueSpec``)
 
 
 class ValuesFileError(YambError):
@@ -52,16 +55,29 @@ class ValuesFileError(YambError):
 
 @dataclass(frozen=True)
 class ValueSpec:
-    """What a value network is for and its shape."""
+    """What a value network is for and its shape: of the ``state`` of one free column (this
+    module), or of the ``afterstate``, the whole table a fill leaves, valued as the rest of
+    the game beyond a base search's estimate (``robo_players.neural.afterstate_values``: its
+    table, and the base search's ``played`` blend and exactly valued column kinds)."""
 
     preset: str
     joker: str | None
     hidden: tuple[int, ...] = (256, 256)
+    kind: str = "state"
+    columns: tuple[str, ...] = ("free",)
+    dice: int = 0  # 0: the preset's
+    played: float = 0.0
+    exact: tuple[str, ...] = ()
 
     def rules(self) -> Rules:
-        return make_rules(self.preset, joker=self.joker)
+        return make_rules(self.preset, dice=self.dice or None, joker=self.joker)
+
+    def layout(self) -> Layout:
+        return make_layout(self.rules(), self.columns)
 
     def n_inputs(self) -> int:
+        if self.kind == AFTERSTATE:
+            return table_size(self.layout())
         r = self.rules()
         return r.n_rows + r.spec.bonus_threshold + 5
 
@@ -183,7 +199,9 @@ def load_values(path: Path) -> tuple[ValueNet, ValueSpec, dict]:
     if meta.get("file") != FILE_KIND or stored != _digest(meta, weights):
         raise ValuesFileError(f"{path}: damaged (its content does not match its checksum)")
     s = meta["spec"]
-    spec = ValueSpec(preset=s["preset"], joker=s["joker"], hidden=tuple(s["hidden"]))
+    spec = ValueSpec(preset=s["preset"], joker=s["joker"], hidden=tuple(s["hidden"]), kind=s.get("kind", "state"),
+                     columns=tuple(s.get("columns", ("free",))), dice=int(s.get("dice", 0)),
+                     played=float(s.get("played", 0.0)), exact=tuple(s.get("exact", ())))
     net = spec.build()
     net.load_state_dict({k: torch.from_numpy(v) for k, v in weights.items()})
     net.eval()
@@ -205,6 +223,10 @@ def is_values_file(name: str) -> bool:
 def load_values_player(path: str | Path, layout: Layout) -> SolvedPlayer:
     """The player of the values file ``path``, for ``layout``'s table, or a precise error."""
     net, spec, _ = load_values(Path(path))
+    if spec.kind == AFTERSTATE:
+        from robo_players.neural.afterstate_values import afterstate_player
+
+        return afterstate_player(net, spec, layout, Path(path).stem)
     r = layout.rules
     if layout.columns != ("free",) or (r.name, r.joker) != (spec.preset, spec.joker):
         raise ValuesFileError(f"{path}: a value network for one free column of {spec.preset}, "

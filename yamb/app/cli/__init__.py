@@ -21,7 +21,7 @@ from yamb.app.cli.options import Parser
 from yamb.errors import YambError
 
 QUICK = ("score",)  # commands that compile nothing (and start without numba)
-COMMANDS = ("score", "simulate", "bench", "play", "expected-scores", "solve", "compare", "evolve", "imitate", "fit", "fit-values", "export", "sweep", "serve", "review")
+COMMANDS = ("score", "simulate", "bench", "play", "expected-scores", "solve", "compare", "evolve", "imitate", "fit", "fit-values", "fit-afterstates", "export", "sweep", "serve", "review")
 
 
 def build_parser() -> argparse.ArgumentParser:

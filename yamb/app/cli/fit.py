@@ -15,7 +15,7 @@ import argparse
 
 from yamb.app.cli import options
 from yamb.app.cli.options import add_table_arguments, arg
-from yamb.app.cli.training import add_training_arguments, save_network, start_training
+from yamb.app.cli.training import add_round_arguments, add_training_arguments, save_network, start_training
 
 HELP = "fit a search-guided network to the returns of play, round by round (policy iteration)"
 MAX_GAMES = 400_000  # games recorded per round: about 50 fills of 120 float32 features each (24 KB a game)
@@ -23,19 +23,12 @@ MAX_GAMES = 400_000  # games recorded per round: about 50 fills of 120 float32 f
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_table_arguments(parser)
-    parser.add_argument("--start", default="best",
-                        help="player who records the first round: a player name or a weights file (default best)")
-    parser.add_argument("--games", type=arg(options.integer(1, MAX_GAMES)), default=60_000,
-                        help="games recorded per round (default 60000)")
-    parser.add_argument("--rounds", type=arg(options.integer(1, 100)), default=2,
-                        help="rounds: record, fit, and the fitted player records the next (default 2)")
+    add_round_arguments(parser, games=60_000, most_games=MAX_GAMES)
     parser.add_argument("--decay", type=arg(options.fraction), default=1e-2,
                         help="L2 penalty on the value outputs' weights, from 0 to below 1 (default 0.01)")
     parser.add_argument("--td-lambda", type=arg(options.unit_interval), default=1.0,
                         help="1: fit the returns as recorded; below 1: refit to TD(lambda) returns, a first "
                              "fit's values standing in for later turns' luck (default 1)")
-    parser.add_argument("--check-games", type=arg(options.games), default=2000,
-                        help="fresh games the result and the start play at the end, paired (default 2000)")
     add_training_arguments(parser, hidden=(32,), epochs=6, batch_size=1024, rate=2e-3, threads=2)
 
 
@@ -44,20 +37,18 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
-    from robo_players.column_exact import PLAY_KINDS, exactly_solved
     from robo_players.compare import paired_difference
     from robo_players.neural.build import neural_player
     from robo_players.neural.networks import NetSpec
     from robo_players.neural.population import Population
-    from robo_players.neural.returns import FitSettings, improve, round_seed
+    from robo_players.neural.returns import FitSettings, improve, round_seed, solved_kinds
     from robo_players.row_means import DEFAULT_PLAYED
     from robo_players.simulate import simulate
     from yamb.app.cli.lines import show
     from yamb.app.cli.rounds import rounds_progress
 
     layout, start = start_training(args, args.start)
-    exact = tuple(k for k in PLAY_KINDS if k in layout.columns and exactly_solved(layout.rules, k))
-    spec = NetSpec.for_layout("guided", layout, args.hidden, played=DEFAULT_PLAYED, exact=exact)
+    spec = NetSpec.for_layout("guided", layout, args.hidden, played=DEFAULT_PLAYED, exact=solved_kinds(layout))
     settings = FitSettings(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
                            decay=args.decay, validation=args.validation, seed=args.seed,
                            td_lambda=args.td_lambda)
@@ -78,6 +69,6 @@ def run(args: argparse.Namespace) -> int:
     show(out, f"on {args.check_games:,} fresh games: fitted {ours.mean():.2f}, {start.name} {theirs.mean():.2f}; "
               f"difference {diff['mean']:+.2f} ± {diff['sem']:.2f} (p = {diff['p']:.2g}): {verdict}")
     show(out, f"wrote {args.out}: guided network {list(args.hidden)} over exact columns "
-              f"{', '.join(exact) or 'none'}, {genome.size:,} weights, {time.perf_counter() - started:.0f} s; "
+              f"{', '.join(spec.exact) or 'none'}, {genome.size:,} weights, {time.perf_counter() - started:.0f} s; "
               f"play it: yamb play --preset {layout.rules.name} --bot {args.out}")
     return 0

@@ -37,6 +37,19 @@ def add_training_arguments(parser: argparse.ArgumentParser, hidden: tuple[int, .
                         help="weights file to write (.pt, .safetensors, .npz or .onnx)")
 
 
+def add_round_arguments(parser: argparse.ArgumentParser, games: int, most_games: int) -> None:
+    """The options of a command that fits in rounds of policy iteration (``fit``, ``fit-afterstates``):
+    who records the first round, the games a round records, the rounds, the check's games."""
+    parser.add_argument("--start", default="best",
+                        help="player who records the first round: a player name or a file (default best)")
+    parser.add_argument("--games", type=arg(options.integer(1, most_games)), default=games,
+                        help=f"games recorded per round (default {games})")
+    parser.add_argument("--rounds", type=arg(options.integer(1, 100)), default=2,
+                        help="rounds: record, fit, and the fitted player records the next (default 2)")
+    parser.add_argument("--check-games", type=arg(options.games), default=2000,
+                        help="fresh games the result and the start play at the end, paired (default 2000)")
+
+
 def start_training(args: argparse.Namespace, player: str) -> tuple[Layout, Player]:
     """The table of ``args`` and the ``player`` who records the first round, once the output's
     format is known to be writable and torch and numba have their threads."""

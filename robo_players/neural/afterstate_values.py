@@ -1,0 +1,134 @@
+"""After-state values: a network's value of the table a fill leaves, as the one-turn search's leaf.
+
+The look-ahead (``robo_players.lookahead``) values an ending of the turn at
+``V(T, c, h) + N(T')``: the base search's value of the fill (the change it makes
+to the estimated final total ``E``) plus ``N``, what the rest of the game adds to
+the estimate of the table ``T'`` it leaves. The look-ahead reckons ``N`` by
+planning the next turn; here a network ``U`` (a ``ValueNet`` of kind
+``afterstate``) gives it for the whole rest of the game: ``U(T') = E[final] -
+E(T')``, the same currency, so ``V + U`` is the expected final score of the
+ending less the estimate of the table now.
+
+``U`` is fitted to the returns of play (policy iteration, as ``yamb fit`` fits
+a guided network): a policy plays games; at each turn's start ``T_s`` the base
+values of this and every later fill sum to ``final - E(T_s)`` (the base's
+values telescope: a full table's estimate is its score), the target of
+``U(T_s)``; the fitted player records the next round. Only the base search,
+the rules and the games go in: no solver's values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import torch
+
+from robo_players.base import Player
+from robo_players.cell_values import cell_model
+from robo_players.lookahead import LookaheadPlayer, NextTables
+from robo_players.neural.features import encode
+from robo_players.neural.imitation import TrainSettings, training_split
+from robo_players.neural.returns import Returns, base_search, record_round, round_seed
+from robo_players.neural.state_values import (
+    SCALE,
+    ValueNet,
+    ValuesFileError,
+    ValueSpec,
+)
+from yamb.layout import Layout
+
+
+def table_cell_values(layout: Layout) -> np.ndarray:
+    """(1, CR) float32: the cell values the features read (each cell's expected score)."""
+    return cell_model(layout.rules, layout.columns).expected.ravel().astype(np.float32)[None]
+
+
+def afterstate_player(net: ValueNet, spec: ValueSpec, layout: Layout, name: str) -> LookaheadPlayer:
+    """The base search of ``spec`` whose endings add the network's value of the table they leave."""
+    r = layout.rules
+    if (r.name, r.n_dice, r.joker, tuple(layout.columns)) != (spec.preset, spec.rules().n_dice, spec.joker,
+                                                              spec.columns):
+        raise ValuesFileError(f"{name}: an after-state network for {spec.preset} ({','.join(spec.columns)}, "
+                              f"{spec.rules().n_dice} dice), not this table ({r.name}, "
+                              f"{','.join(layout.columns)}, {r.n_dice} dice)")
+    values = table_cell_values(layout)
+
+    def leaf(tables: NextTables) -> np.ndarray:
+        x = encode(tables, np.arange(tables.n_games), values, False)  # type: ignore[arg-type]
+        with torch.no_grad():
+            return net(torch.from_numpy(x)).double().numpy()
+
+    player = LookaheadPlayer(base_search(layout, spec.played, spec.exact), layout, leaf=leaf)
+    player.name = name
+    return player
+
+
+def afterstate_targets(returns: Returns) -> np.ndarray:
+    """(n,): for each recorded fill, the base values of it and of its game's later fills summed:
+    ``final - E`` of the table at the start of its turn."""
+    order = np.lexsort((-returns.turn, returns.game))  # each game's fills, last first
+    out = np.empty(len(returns))
+    game, base = returns.game[order], returns.base[order]
+    starts = np.flatnonzero(np.r_[True, game[1:] != game[:-1]])
+    sums = np.cumsum(base)
+    before = np.repeat(np.r_[0.0, sums[starts[1:] - 1]], np.diff(np.r_[starts, len(base)]))
+    out[order] = sums - before
+    return out
+
+
+def fit_afterstates(spec: ValueSpec, returns: Returns, targets: np.ndarray, settings: TrainSettings,
+                    epoch_done: Callable[[int, float, float], None] = lambda epoch, train, val: None) -> ValueNet:
+    """A fresh network of ``spec`` fitted to ``targets`` (a row of ``returns`` each), its games
+    split for validation."""
+    torch.manual_seed(settings.seed)
+    net = spec.build()
+    train, held = training_split(returns, settings.validation, settings.seed)
+    x, y = torch.from_numpy(returns.features), torch.from_numpy(targets.astype(np.float32))
+    with torch.no_grad():
+        net.layers[-1].bias.fill_(float(y[train].mean()) / SCALE)
+    optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate, weight_decay=settings.weight_decay)
+    steps = max(1, settings.epochs * -(-len(train) // settings.batch_size))
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, steps)
+    generator = torch.Generator().manual_seed(settings.seed)
+
+    def mse(rows: np.ndarray) -> float:
+        with torch.no_grad():
+            return float(((net(x[rows]) - y[rows]) ** 2).mean()) if len(rows) else float("nan")
+
+    for epoch in range(settings.epochs):
+        order = torch.from_numpy(train)[torch.randperm(len(train), generator=generator)]
+        for i in range(0, len(order), settings.batch_size):
+            rows = order[i:i + settings.batch_size]
+            loss = ((net(x[rows]) - y[rows]) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            schedule.step()
+        epoch_done(epoch + 1, mse(train), mse(held))
+    net.eval()
+    return net
+
+
+def improve_afterstates(spec: ValueSpec, start: Player, games: int, rounds: int, settings: TrainSettings,
+                        say: Callable[[str], None] = lambda text: None,
+                        advance: Callable[[int], None] | None = None) -> ValueNet:
+    """``rounds`` of policy iteration from ``start``: ``games`` games recorded by the policy, a
+    fresh network fitted to their after-state targets, whose player records the next round."""
+    lay = spec.layout()
+    base = base_search(lay, spec.played, spec.exact)
+    values = table_cell_values(lay)[0]
+    policy, net = start, None
+    for r in range(rounds):
+        say(f"round {r + 1}/{rounds}: {games:,} games played by {policy.name}")
+        returns, mean = record_round(policy, base, lay, games, round_seed(settings.seed, r), values, advance)
+        say(f"{policy.name}: mean {mean:.2f} over {games:,} games, {len(returns):,} turns")
+
+        def epoch_done(epoch: int, train: float, held: float) -> None:
+            say(f"epoch {epoch:>3}/{settings.epochs}  root mean squared error: train {train ** 0.5:.2f}, "
+                f"validation {held ** 0.5:.2f} (points)")
+
+        net = fit_afterstates(spec, returns, afterstate_targets(returns), settings, epoch_done)
+        policy = afterstate_player(net, spec, lay, f"fitted-{r + 1}")
+    assert net is not None
+    return net

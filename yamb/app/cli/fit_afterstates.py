@@ -1,0 +1,86 @@
+"""``yamb fit-afterstates``: a network's value of the table each fill leaves, fitted to the returns of play.
+
+A player (``best`` by default) plays games; at each turn's start the base
+search's values of that turn's and every later fill are summed, the rest of
+the game beyond the base's estimate of the table, and a value network is
+fitted to them (``robo_players.neural.afterstate_values``); its player, the
+base search with each ending's next table valued by the network, records the
+next round. The result is a values file (``yamb compare FILE``, ``yamb play
+--bot FILE``), checked at the end against the start on fresh games, paired.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from yamb.app.cli import options
+from yamb.app.cli.options import add_table_arguments, arg
+from yamb.app.cli.training import add_round_arguments
+
+HELP = "fit a network's values of the tables fills leave to the returns of play, round by round"
+MAX_GAMES = 400_000  # games recorded per round: about 50 turns of 120 float32 features each (24 KB a game)
+SUFFIX = ".npz"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_table_arguments(parser)
+    add_round_arguments(parser, games=80_000, most_games=MAX_GAMES)
+    parser.add_argument("--hidden", type=arg(options.layer_sizes), default=(256, 256),
+                        help="hidden layer sizes, comma-separated (default 256,256)")
+    parser.add_argument("--epochs", type=arg(options.integer(1, 10_000)), default=6, help="epochs per round (default 6)")
+    parser.add_argument("--learning-rate", type=arg(options.learning_rate), default=1e-3, help="Adam's (default 0.001)")
+    parser.add_argument("--seed", type=arg(options.seed), default=0, help="seed of every random choice (default 0)")
+    parser.add_argument("--threads", type=arg(options.integer(1, 1024)), default=1,
+                        help="torch and numba threads (default 1)")
+    parser.add_argument("--out", metavar="FILE", type=arg(options.output_file), required=True,
+                        help=f"values file to write ({SUFFIX})")
+
+
+def run(args: argparse.Namespace) -> int:
+    import time
+
+    from rich.console import Console
+
+    from robo_players.compare import paired_difference
+    from robo_players.neural.afterstate_values import (
+        afterstate_player,
+        improve_afterstates,
+    )
+    from robo_players.neural.imitation import TrainSettings
+    from robo_players.neural.returns import round_seed, solved_kinds
+    from robo_players.neural.state_values import AFTERSTATE, ValueSpec, save_values
+    from robo_players.row_means import DEFAULT_PLAYED
+    from robo_players.simulate import simulate
+    from yamb.app.cli.lines import show
+    from yamb.app.cli.rounds import rounds_progress
+    from yamb.app.cli.training import start_training
+    from yamb.errors import YambError
+
+    if args.out.suffix != SUFFIX:
+        raise YambError(f"{args.out}: a values file is written as {SUFFIX}, not {args.out.suffix or 'no suffix'}")
+    layout, start = start_training(args, args.start)
+    r = layout.rules
+    spec = ValueSpec(r.name, r.joker, tuple(args.hidden), AFTERSTATE, tuple(layout.columns), r.n_dice,
+                     DEFAULT_PLAYED, solved_kinds(layout))
+    settings = TrainSettings(epochs=args.epochs, batch_size=1024, learning_rate=args.learning_rate, seed=args.seed)
+    console = Console(stderr=True)
+    started = time.perf_counter()
+    with rounds_progress(console, args.games) as (say, advance):
+        net = improve_afterstates(spec, start, args.games, args.rounds, settings, say=say, advance=advance)
+        fitted = afterstate_player(net, spec, layout, args.out.stem)
+        say(f"check: {args.check_games:,} fresh games, the fitted player and {start.name} on the same dice")
+        seed = round_seed(args.seed, -1)
+        ours = simulate(layout, fitted, args.check_games, seed=seed, check=True)
+        theirs = simulate(layout, start, args.check_games, seed=seed, check=True)
+    diff = paired_difference(ours, theirs)
+    save_values(args.out, net, spec, {"start": start.name, "games": args.games, "rounds": args.rounds,
+                                      "seed": args.seed, "check": {"fitted": float(ours.mean()),
+                                                                   "start": float(theirs.mean()), **diff}})
+    verdict = "better" if diff["mean"] > 0 and diff["p"] < 0.05 else "worse" if diff["p"] < 0.05 else "no clear difference"
+    out = Console()
+    show(out, f"on {args.check_games:,} fresh games: fitted {ours.mean():.2f}, {start.name} {theirs.mean():.2f}; "
+              f"difference {diff['mean']:+.2f} ± {diff['sem']:.2f} (p = {diff['p']:.2g}): {verdict}")
+    show(out, f"wrote {args.out}: after-state network {list(args.hidden)} over exact columns "
+              f"{', '.join(spec.exact) or 'none'}, {time.perf_counter() - started:.0f} s; "
+              f"play it: yamb play --preset {r.name} --bot {args.out}")
+    return 0
