@@ -34,6 +34,9 @@ expectation). ``N`` of the distinct ones is planned 64 at a time in SIMD lanes
 of a number row, and to a later row as intercept (and, for the Yahtzee row, a
 slope through its two scores, which is exact).
 
+A ``leaf`` (``robo_players.neural.afterstate_values``) gives ``N`` of the distinct next tables
+instead of their next turn's plan: a network's value of the rest of the game beyond ``E``.
+
 For a search-guided network ``V`` is the network-corrected value; the
 corrections of the next tables come from one batched forward pass over them.
 Players over exact column values (``expectimax-column(s)``, networks with

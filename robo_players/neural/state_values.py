@@ -11,7 +11,8 @@ network's value of the state it leads to, and the turn is planned exactly
 (``expected_scores.turn.plan_turn``). The network is fitted to play
 (``robo_players.neural.value_fit``), never to the solver's values.
 
-A values file (``.npz``) holds the network's weights and a JSON metadata entry
+A values file (``.npz``) holds such a network or an after-state one (its spec's ``kind``,
+``robo_players.neural.afterstate_values``): the weights and a JSON metadata entry
 (the ``ValueSpec``, the fit's facts and ``sha256``, a checksum of the rest of
 the metadata and the weights); ``load_values`` refuses a damaged file.
 """
