@@ -38,6 +38,8 @@ from robo_players.neural.state_values import (
 )
 from yamb.layout import Layout
 
+CHUNK = 1 << 16  # rows per forward pass when the error is measured
+
 
 def table_cell_values(layout: Layout) -> np.ndarray:
     """(1, CR) float32: the cell values the features read (each cell's expected score)."""
@@ -93,8 +95,11 @@ def fit_afterstates(spec: ValueSpec, returns: Returns, targets: np.ndarray, sett
     generator = torch.Generator().manual_seed(settings.seed)
 
     def mse(rows: np.ndarray) -> float:
-        with torch.no_grad():
-            return float(((net(x[rows]) - y[rows]) ** 2).mean()) if len(rows) else float("nan")
+        if not len(rows):
+            return float("nan")
+        with torch.no_grad():  # in chunks: millions of rows at once would hold gigabytes of activations
+            parts = np.array_split(rows, -(-len(rows) // CHUNK))
+            return sum(float(((net(x[part]) - y[part]) ** 2).sum()) for part in parts) / len(rows)
 
     for epoch in range(settings.epochs):
         order = torch.from_numpy(train)[torch.randperm(len(train), generator=generator)]
