@@ -30,12 +30,7 @@ from robo_players.lookahead import LookaheadPlayer, NextTables
 from robo_players.neural.features import encode
 from robo_players.neural.imitation import TrainSettings, training_split
 from robo_players.neural.returns import Returns, base_search, record_round, round_seed
-from robo_players.neural.state_values import (
-    SCALE,
-    ValueNet,
-    ValuesFileError,
-    ValueSpec,
-)
+from robo_players.neural.state_values import ValueNet, ValuesFileError, ValueSpec
 from yamb.layout import Layout
 
 CHUNK = 1 << 16  # rows per forward pass when the error is measured
@@ -88,7 +83,7 @@ def fit_afterstates(spec: ValueSpec, returns: Returns, targets: np.ndarray, sett
     train, held = training_split(returns, settings.validation, settings.seed)
     x, y = torch.from_numpy(returns.features), torch.from_numpy(targets.astype(np.float32))
     with torch.no_grad():
-        net.layers[-1].bias.fill_(float(y[train].mean()) / SCALE)
+        net.layers[-1].bias.fill_(float(y[train].mean()) / net.scale)
     optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate, weight_decay=settings.weight_decay)
     steps = max(1, settings.epochs * -(-len(train) // settings.batch_size))
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, steps)

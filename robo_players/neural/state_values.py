@@ -83,14 +83,19 @@ class ValueSpec:
         return r.n_rows + r.spec.bonus_threshold + 5
 
     def build(self) -> ValueNet:
-        return ValueNet(self.n_inputs(), self.hidden)
+        """A fresh network; an after-state one outputs points (Adam's steps, in the weights' units,
+        would move a scaled output by tens of points and roughen what decides a move: the
+        differences between a turn's next tables)."""
+        return ValueNet(self.n_inputs(), self.hidden, 1.0 if self.kind == AFTERSTATE else SCALE)
 
 
 class ValueNet(nn.Module):
-    """A multilayer perceptron from state features to the points still to come."""
+    """A multilayer perceptron from state features to the points still to come, its output in
+    units of ``scale`` points."""
 
-    def __init__(self, n_inputs: int, hidden: tuple[int, ...]) -> None:
+    def __init__(self, n_inputs: int, hidden: tuple[int, ...], scale: float = SCALE) -> None:
         super().__init__()
+        self.scale = scale
         layers: list[nn.Module] = []
         width = n_inputs
         for h in hidden:
@@ -100,7 +105,7 @@ class ValueNet(nn.Module):
         self.layers = nn.Sequential(*layers)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.layers(x)[:, 0] * SCALE
+        return self.layers(x)[:, 0] * self.scale
 
 
 def features(rules: Rules, mask: np.ndarray, upper: np.ndarray, y: np.ndarray) -> np.ndarray:
