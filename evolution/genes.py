@@ -5,8 +5,8 @@ and the games a strategy needs grow with the number of variables it moves. With
 ``genes = "output-bias"`` the strategy moves only the last layer's biases of the ``init``
 network: for a search-guided network, one additive and one scaling correction of each
 cell's value (``2 * C * R`` numbers: 104 on yamb and jamb6, 30 on Yatzy), the rest of its
-weights held as fitted. A strategy over so few variables (CMA-ES with its full covariance)
-moves on a few thousand games per member where one over every weight follows luck.
+weights held as fitted. A strategy over so few variables keeps a full covariance (CMA-ES)
+whatever the network's size; what it gained from the shipped bots is in docs/history.md.
 
 ``SubspaceStrategy`` wraps any ask/tell strategy (``cma``, ``sep-cma``, ``es``): it draws
 and updates the chosen genes and hands out whole genomes, so the games, the hall of fame,
