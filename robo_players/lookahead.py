@@ -258,11 +258,10 @@ class LookaheadPlayer:
         first, inverse = _distinct(nexts.filled[ahead], nexts.cells[ahead],
                                    None if next_members is None else next_members[ahead])
         values = np.zeros(len(first))
-        if len(first) and self.leaf is not None:
-            which = np.flatnonzero(ahead)[first]
+        which = np.flatnonzero(ahead)[first]
+        if len(which) and self.leaf is not None:
             values[:] = self.leaf(NextTables(self.layout, self.layout.rules, nexts.filled[which], nexts.cells[which]))
-        elif len(first):
-            which = np.flatnonzero(ahead)[first]
+        elif len(which):
             values[:] = self._start_values(nexts.layers[which], nexts.filled[which], nexts.cells[which], consts,
                                            turns, None if next_members is None else next_members[which],
                                            self._exact_after(nexts, which, exact))

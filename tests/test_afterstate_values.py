@@ -7,8 +7,14 @@ import pytest
 
 from robo_players.base import play
 from robo_players.lookahead import LookaheadPlayer
-from robo_players.neural.afterstate_values import afterstate_targets, table_cell_values
-from robo_players.neural.returns import Returns, base_search, record, solved_kinds
+from robo_players.neural.afterstate_values import afterstate_targets
+from robo_players.neural.returns import (
+    Returns,
+    base_search,
+    feature_cell_values,
+    record,
+    solved_kinds,
+)
 from robo_players.registry import make_player
 from robo_players.row_means import DEFAULT_PLAYED
 from robo_players.simulate import simulate
@@ -40,7 +46,7 @@ def test_the_base_values_of_a_game_add_up_to_its_score_less_a_constant(preset: s
     full table is its score), so the first turn's target is the final score less one constant."""
     lay = layout(rules(preset))
     base = base_search(lay, DEFAULT_PLAYED, solved_kinds(lay))
-    returns, final = record(base, base, GameBatch(lay, 40, seed=3), table_cell_values(lay)[0])
+    returns, final = record(base, base, GameBatch(lay, 40, seed=3), feature_cell_values(lay))
     first = afterstate_targets(returns)[returns.turn == 0]
     rest = final[returns.game[returns.turn == 0]] - first
     assert rest.std() < 0.05 * final.std()  # the estimate's few approximations, against a spread of ~80 points

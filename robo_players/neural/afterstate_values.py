@@ -25,20 +25,20 @@ import numpy as np
 import torch
 
 from robo_players.base import Player
-from robo_players.cell_values import cell_model
 from robo_players.lookahead import LookaheadPlayer, NextTables
 from robo_players.neural.features import encode
 from robo_players.neural.imitation import TrainSettings, training_split
-from robo_players.neural.returns import Returns, base_search, record_round, round_seed
+from robo_players.neural.returns import (
+    Returns,
+    base_search,
+    feature_cell_values,
+    record_round,
+    round_seed,
+)
 from robo_players.neural.state_values import ValueNet, ValuesFileError, ValueSpec
 from yamb.layout import Layout
 
 CHUNK = 1 << 16  # rows per forward pass when the error is measured
-
-
-def table_cell_values(layout: Layout) -> np.ndarray:
-    """(1, CR) float32: the cell values the features read (each cell's expected score)."""
-    return cell_model(layout.rules, layout.columns).expected.ravel().astype(np.float32)[None]
 
 
 def afterstate_player(net: ValueNet, spec: ValueSpec, layout: Layout, name: str) -> LookaheadPlayer:
@@ -49,7 +49,7 @@ def afterstate_player(net: ValueNet, spec: ValueSpec, layout: Layout, name: str)
         raise ValuesFileError(f"{name}: an after-state network for {spec.preset} ({','.join(spec.columns)}, "
                               f"{spec.rules().n_dice} dice), not this table ({r.name}, "
                               f"{','.join(layout.columns)}, {r.n_dice} dice)")
-    values = table_cell_values(layout)
+    values = feature_cell_values(layout)[None]
 
     def leaf(tables: NextTables) -> np.ndarray:
         x = encode(tables, np.arange(tables.n_games), values, False)  # type: ignore[arg-type]
@@ -117,7 +117,7 @@ def improve_afterstates(spec: ValueSpec, start: Player, games: int, rounds: int,
     fresh network fitted to their after-state targets, whose player records the next round."""
     lay = spec.layout()
     base = base_search(lay, spec.played, spec.exact)
-    values = table_cell_values(lay)[0]
+    values = feature_cell_values(lay)
     policy, net = start, None
     for r in range(rounds):
         say(f"round {r + 1}/{rounds}: {games:,} games played by {policy.name}")

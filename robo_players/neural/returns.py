@@ -39,8 +39,8 @@ from torch import nn
 from robo_players.base import Player
 from robo_players.cell_values import cell_model
 from robo_players.column_exact import PLAY_KINDS, ColumnExactPlayer, exactly_solved
-from robo_players.explain import fill_values
 from robo_players.expectimax import ExpectimaxPlayer
+from robo_players.explain import fill_values
 from robo_players.neural.build import neural_player
 from robo_players.neural.features import encode, score_scale
 from robo_players.neural.imitation import training_split
@@ -72,6 +72,11 @@ def base_search(layout: Layout, played: float, exact: tuple[str, ...], bonus: st
     if exact:
         return ColumnExactPlayer(layout, played=played, kinds=exact)
     return ExpectimaxPlayer(layout, *search_values(layout, played, bonus))
+
+
+def feature_cell_values(layout: Layout) -> np.ndarray:
+    """(CR,) float32: the values of open cells the recorded features read (each cell's expected score)."""
+    return cell_model(layout.rules, layout.columns).expected.ravel().astype(np.float32)
 
 
 def solved_kinds(layout: Layout) -> tuple[str, ...]:
@@ -276,7 +281,7 @@ def improve(
     of an evolution run has them) and the rounds."""
     lay = spec.layout()
     base = base_search(lay, spec.played, spec.exact, spec.bonus)
-    cell_values = cell_model(lay.rules, lay.columns).expected.ravel().astype(np.float32)
+    cell_values = feature_cell_values(lay)
     policy, genome = start, None
     history: list[Round] = []
     for r in range(rounds):

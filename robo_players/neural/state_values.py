@@ -33,9 +33,9 @@ from expected_scores.solitaire import SolitaireSolution
 from expected_scores.upper_sum import reachable_upper
 from robo_players.neural.bots import BOTS_DIR, bot_name
 from robo_players.neural.bots import SUFFIX as BOT_SUFFIX
+from robo_players.neural.features import table_size
 from yamb.atomic import write_atomically
 from yamb.errors import YambError
-from robo_players.neural.features import table_size
 from yamb.layout import Layout
 from yamb.layout import layout as make_layout
 from yamb.rules import N_NUMBER_ROWS, Rules
