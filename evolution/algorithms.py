@@ -40,7 +40,16 @@ import numpy as np
 from deap import algorithms, base, tools
 
 from evolution import noise
-from evolution.evaluate import CHALLENGE, GENERATION, REEVALUATE, Task, dice_seed, play_task, reference_scores
+from evolution.evaluate import (
+    CHALLENGE,
+    CONFIRM,
+    GENERATION,
+    REEVALUATE,
+    Task,
+    dice_seed,
+    play_task,
+    reference_scores,
+)
 from evolution.individual import Individual
 from evolution.operators import cx_blend, cx_sbx, mut_gaussian
 from evolution.state import RunState
@@ -48,6 +57,7 @@ from robo_players.compare import paired_difference
 from robo_players.neural.population import genome_size
 
 Map = Callable[[Callable, Iterable], Iterable]
+CONFIRM_P = 0.1  # a challenger better on the challenge's dice replaces the incumbent if better on fresh dice with p below this
 
 
 def make_toolbox(state: RunState, map_function: Map = map) -> base.Toolbox:
@@ -133,24 +143,36 @@ def measure_noise(toolbox: base.Toolbox, state: RunState, population: list[Indiv
 
 
 def challenge(toolbox: base.Toolbox, state: RunState, challenger: Individual, index: int) -> dict:
-    """``challenger`` and the incumbent on ``accept_games`` fresh games (the same dice): the challenger
-    becomes the incumbent when better with ``p < accept_p``; a strategy whose mean is the challenger
-    and is worse with that significance is put back on the incumbent. Returns the paired difference
-    and ``accepted``: 1 replaced, -1 put back, 0 neither."""
+    """``challenger`` and the incumbent on ``accept_games`` fresh games (the same dice). When the
+    challenger is better with ``p < accept_p`` it plays the incumbent again on another
+    ``accept_games`` fresh games, and replaces it only if better there too (``p < CONFIRM_P``):
+    a lucky first test among a run's many is not enough. A strategy whose mean is the challenger and is worse with
+    that significance is put back on the incumbent. Returns the first paired difference, the
+    confirmation's mean (``confirmed``, NaN when none) and ``accepted``: 1 replaced, -1 put back,
+    0 neither."""
     c, incumbent = state.config, state.incumbent
-    genomes = np.stack([np.asarray(challenger), np.asarray(incumbent)])
-    cell_values = np.stack([challenger.cell_values, incumbent.cell_values])
-    scores, _ = play(toolbox, state, genomes, cell_values, c.accept_games, dice_seed(c.seed, CHALLENGE, index))
-    difference = paired_difference(scores[0], scores[1])
-    significant, outcome = difference["p"] < c.accept_p, 0
+    difference = _against_incumbent(toolbox, state, challenger, dice_seed(c.seed, CHALLENGE, index))
+    significant, outcome, confirmed = difference["p"] < c.accept_p, 0, float("nan")
     if significant and difference["mean"] > 0:
-        state.incumbent = Individual(challenger)
-        state.incumbent.cell_values = challenger.cell_values.copy()
-        outcome = 1
+        again = _against_incumbent(toolbox, state, challenger, dice_seed(c.seed, CONFIRM, index))
+        confirmed = again["mean"]
+        if again["p"] < CONFIRM_P and again["mean"] > 0:
+            state.incumbent = Individual(challenger)
+            state.incumbent.cell_values = challenger.cell_values.copy()
+            outcome = 1
     elif significant and state.strategy is not None:
         state.strategy.centroid = np.array(incumbent, dtype=np.float64)
         outcome = -1
-    return {**difference, "accepted": outcome}
+    return {**difference, "confirmed": confirmed, "accepted": outcome}
+
+
+def _against_incumbent(toolbox: base.Toolbox, state: RunState, challenger: Individual, seed: int) -> dict:
+    """The paired difference of ``challenger`` to the incumbent on ``accept_games`` games of dice ``seed``."""
+    incumbent = state.incumbent
+    genomes = np.stack([np.asarray(challenger), np.asarray(incumbent)])
+    cell_values = np.stack([challenger.cell_values, incumbent.cell_values])
+    scores, _ = play(toolbox, state, genomes, cell_values, state.config.accept_games, seed)
+    return paired_difference(scores[0], scores[1])
 
 
 def handle_noise(toolbox: base.Toolbox, state: RunState, population: list[Individual], index: int,
@@ -166,7 +188,7 @@ def handle_noise(toolbox: base.Toolbox, state: RunState, population: list[Indivi
         toolbox.update(population)
     result = challenge(toolbox, state, challenger(), index) if c.accept_games else {}
     entry.update(challenger=result.get("mean", float("nan")), challenger_sem=result.get("sem", float("nan")),
-                 accepted=result.get("accepted", 0))
+                 confirmed=result.get("confirmed", float("nan")), accepted=result.get("accepted", 0))
 
 
 def record(toolbox: base.Toolbox, state: RunState, population: list[Individual], reference: float,

@@ -24,7 +24,7 @@ from robo_players.simulate import simulate
 from yamb.engine import GameBatch
 from yamb.errors import IllegalMoveError
 
-GENERATION, FINAL, REEVALUATE, CHALLENGE = 0, 1, 2, 3  # purposes of dice seeds
+GENERATION, FINAL, REEVALUATE, CHALLENGE, CONFIRM = 0, 1, 2, 3, 4  # purposes of dice seeds
 
 
 def dice_seed(seed: int, purpose: int, index: int) -> int:

@@ -12,8 +12,8 @@ by default (``evolution/config.py``), used by ``evolution.algorithms``:
 - **An incumbent**: the player the run would hand back. Each generation the
   challenger (a strategy's mean, the GA's best) and the incumbent play the
   same fresh games; the challenger replaces it only when better with
-  ``p < accept_p`` (paired t-test); a strategy whose mean is worse with that
-  significance is put back on the incumbent.
+  ``p < accept_p`` (paired t-test) and again on other fresh games; a strategy
+  whose mean is worse with that significance is put back on the incumbent.
 """
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ from yamb.rules import rules
 CHECKPOINT = "checkpoint.pkl"
 CHECKPOINT_VERSION = 2  # 2: a header line with the payload's SHA-256; logbook gen from 1
 CHECKPOINT_MAGIC = b"yamb-checkpoint"
-NOISE_COLUMNS = ["noise", "challenger", "challenger_sem", "accepted"]  # logbook columns of selection under noise
+NOISE_COLUMNS = ["noise", "challenger", "challenger_sem", "confirmed", "accepted"]  # logbook columns of selection under noise
 STRATEGY_STREAM = 1  # the strategies' own generators draw from SeedSequence([seed, STRATEGY_STREAM])
 
 Strategy = cma.Strategy | SepCMAStrategy | OpenAIES | SubspaceStrategy

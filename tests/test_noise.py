@@ -14,9 +14,9 @@ import zlib
 import numpy as np
 import pytest
 
-from evolution.algorithms import GENERATIONS, make_toolbox
+from evolution.algorithms import GENERATIONS, challenge, make_toolbox
 from evolution.config import from_preset, with_settings
-from evolution.evaluate import Outcome, Task
+from evolution.evaluate import CHALLENGE, Outcome, Task, dice_seed
 from evolution.individual import Individual
 from evolution.noise import next_games, rank_change_measure
 from evolution.report import FinalCheck
@@ -92,6 +92,38 @@ def test_a_mean_worse_than_the_incumbent_is_put_back_on_it(seed: int) -> None:
     outcomes = [entry["accepted"] for entry in state.logbook]
     assert outcomes.count(-1) >= 1 and outcomes.count(1) >= 1
     assert value(state.incumbent) > value(START)
+
+
+def test_a_challenger_better_on_one_set_of_dice_only_is_not_accepted() -> None:
+    config = with_settings(from_preset("direct"), {
+        "population": 10, "games": 10, "player": "guided", "hidden": "1", "game": "yatzy",
+        "algorithm": "sep-cma", "cma_sigma": 0.1, "seed": 3, "accept_games": 2000}).validate()
+    state = new_state(config)
+    state.incumbent = Individual(START)
+    state.incumbent.cell_values = state.cell_values.copy()
+    lucky = dice_seed(config.seed, CHALLENGE, 0)
+
+    def play(task: Task) -> Outcome:  # the challenger (first) is 3 points luckier on the challenge's dice
+        outcome = synthetic_play(task)
+        if task.seed == lucky:
+            outcome.scores[0] += 3.0
+        return outcome
+
+    toolbox = make_toolbox(state)
+    toolbox.register("play", play)
+
+    def member(x: np.ndarray) -> Individual:
+        ind = Individual(x)
+        ind.cell_values = state.cell_values.copy()
+        return ind
+
+    as_good = challenge(toolbox, state, member(START + 1e-3), 0)  # as good as the incumbent
+    assert as_good["p"] < 0.01 and as_good["mean"] > 2  # fooled by the first dice ...
+    assert as_good["accepted"] == 0 and abs(as_good["confirmed"]) < 1  # ... not by the second
+    assert np.array_equal(state.incumbent, START)
+    better = challenge(toolbox, state, member(OPTIMUM), 1)  # 1 point better on any dice
+    assert better["accepted"] == 1 and better["confirmed"] > 0.5
+    assert np.array_equal(state.incumbent, OPTIMUM)
 
 
 def test_the_rank_change_measure_tells_noise_from_signal() -> None:

@@ -128,7 +128,9 @@ def _noise(entry: dict) -> str:
     if entry["noise"] == entry["noise"]:
         words.append(f"noise {entry['noise']:+.2f}")
     if entry["challenger"] == entry["challenger"]:
-        words.append(f"challenger {entry['challenger']:+.2f} ± {entry['challenger_sem']:.2f}"
+        confirmed = entry.get("confirmed", float("nan"))
+        again = f", again {confirmed:+.2f}" if confirmed == confirmed else ""
+        words.append(f"challenger {entry['challenger']:+.2f} ± {entry['challenger_sem']:.2f}{again}"
                      f"{({1: ' accepted', -1: ' worse: back to the incumbent'}).get(entry['accepted'], '')}")
     return "  ".join(words)
 
