@@ -46,7 +46,13 @@ from evolution.run import evolve, resume, start
 from evolution.state import CHECKPOINT
 from evolution.sweep_space import SearchSpace, check_space, suggest, trial_config
 from evolution.sweep_study import (
-    SweepError, SweepSettings, join_study, load_study, make_pruner, read_settings, retry_callback,
+    SweepError,
+    SweepSettings,
+    join_study,
+    load_study,
+    make_pruner,
+    read_settings,
+    retry_callback,
     write_settings,
 )
 from evolution.sweep_worker import DUPLICATE_OF, finished_numbers, trial_number, work_trials

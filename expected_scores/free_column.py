@@ -37,8 +37,7 @@ from functools import cache, cached_property
 import numpy as np
 from numba import njit, prange
 
-from expected_scores.column_levels import (ColumnArrays, fill_table, level_masks, row_tables, solve_level,
-                                           turn_dice)
+from expected_scores.column_levels import ColumnArrays, fill_table, level_masks, row_tables, solve_level, turn_dice
 from expected_scores.turn import plan_one
 from expected_scores.upper_sum import capped_upper, reachable_upper
 from yamb.engine import GameBatch

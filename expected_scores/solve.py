@@ -34,7 +34,8 @@ from expected_scores.solitaire import SolitaireSolution, solve_solitaire
 from yamb.atomic import WriteError, write_atomically
 from yamb.columns import check_kind
 from yamb.errors import UnknownColumnError
-from yamb.rules import Rules, rules as make_rules
+from yamb.rules import Rules
+from yamb.rules import rules as make_rules
 
 Solution = SolitaireSolution | ColumnSolution | FreeColumnSolution
 CACHE_ENV = "YAMB_CACHE"

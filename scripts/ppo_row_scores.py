@@ -17,8 +17,8 @@ import time
 import numpy as np
 import torch
 
-from robo_players.cell_values import expected_cell_scores
 import yamb  # noqa: F401 - registers Yamb-v0
+from robo_players.cell_values import expected_cell_scores
 
 EVAL_SEED = 10**9  # evaluation games' seeds start here, far from training's
 

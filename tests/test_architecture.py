@@ -5,7 +5,7 @@ The applications (``yamb.app``) sit on top and nothing else imports them
 without ``yamb.app``) imports no players, solver or evolution; the solver
 (``expected_scores``) no players or evolution; the players (``robo_players``)
 no evolution; the terminal game and the web app share only what lies in
-``yamb.app`` itself.
+``yamb.app`` itself. And ``ruff`` finds no unused names or imports out of order.
 """
 
 from __future__ import annotations
@@ -51,3 +51,10 @@ def test_an_upward_import_breaks_its_contract(tmp_path: Path) -> None:
     assert "yamb.env -> yamb.app.seats" in done.stdout
     assert "robo_players.greedy -> evolution.report" in done.stdout
     assert "Contracts: 3 kept, 2 broken." in done.stdout
+
+
+def test_no_unused_or_undefined_names_and_imports_in_order() -> None:
+    """``ruff check`` with pyproject.toml's rules (pyflakes and import order) finds nothing."""
+    done = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", str(ROOT)], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -12,11 +12,16 @@ from expected_scores.turn import plan_turn, row_plan
 from robo_players.base import play
 from robo_players.cell_values import column_values
 from robo_players.column_exact import (
-    EXACT_KINDS, PLAY_KINDS, ColumnExactPlayer, _adjust, _adjust_ordered, exactly_solved,
+    EXACT_KINDS,
+    PLAY_KINDS,
+    ColumnExactPlayer,
+    _adjust,
+    _adjust_ordered,
+    exactly_solved,
 )
+from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.neural.build import population_player
 from robo_players.neural.networks import NetSpec
-from robo_players.expectimax import ExpectimaxPlayer
 from tests.test_players import TABLES, table_id
 from yamb.engine import GameBatch
 from yamb.errors import YambError

@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from tests.reference_game import order_allowed, play_randomly
 
+from tests.reference_game import order_allowed, play_randomly
 from yamb import UnknownColumnError, UnknownRowError, YambError, rules
 from yamb.columns import COLUMN_KINDS, fillable_table
 from yamb.engine import GameBatch

@@ -8,9 +8,9 @@ from itertools import product
 
 import numpy as np
 import pytest
-from tests.reference_game import play_against_reference, random_policy
 from scipy.stats import chisquare
 
+from tests.reference_game import play_against_reference, random_policy
 from yamb import YambError, engine, rules
 from yamb.app.cli import main
 from yamb.dice import dice_tables

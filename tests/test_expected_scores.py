@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import yamb
 from expected_scores.column import column_total
 from expected_scores.exact import row_result
 from expected_scores.tables import FILES, compute, load_distribution, load_table, preset_dice, read, write
 from expected_scores.turn import row_plan
-import yamb
 from yamb.app.cli import main
 from yamb.errors import UnknownPresetError, UnknownRowError, YambError
 

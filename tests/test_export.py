@@ -10,8 +10,14 @@ import pytest
 
 from robo_players.neural.bots import BOTS_DIR, bot_name, load_bot, shipped_bots
 from robo_players.neural.build import load_player, population_player
-from robo_players.neural.files import (FORMATS, NeuralWeights, WeightsFileError, content_sha256, load_weights,
-                                       save_weights)
+from robo_players.neural.files import (
+    FORMATS,
+    NeuralWeights,
+    WeightsFileError,
+    content_sha256,
+    load_weights,
+    save_weights,
+)
 from robo_players.neural.networks import NetSpec
 from robo_players.simulate import simulate
 from yamb.app.cli import main

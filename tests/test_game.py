@@ -15,7 +15,14 @@ import yamb
 import yamb.game
 from yamb import Cell, Game
 from yamb.engine import GameBatch
-from yamb.errors import IllegalMoveError, InvalidDiceError, UnknownColumnError, UnknownPresetError, UnknownRowError, YambError
+from yamb.errors import (
+    IllegalMoveError,
+    InvalidDiceError,
+    UnknownColumnError,
+    UnknownPresetError,
+    UnknownRowError,
+    YambError,
+)
 
 STANDARD = ["down", "up", "free", "announce"]
 YAMB_ROWS = yamb.rules("yamb").rows

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from expected_scores.turn import plan_turn
 from expected_scores.lanes import plan_many, plan_values
+from expected_scores.turn import plan_turn
 from yamb.rules import rules
 
 

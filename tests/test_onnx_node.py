@@ -10,13 +10,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.programs import require_binary
-from tests.reference_game import ROWS
 
 from robo_players.neural.build import load_player
 from robo_players.neural.features import encode
 from robo_players.neural.files import NeuralWeights, onnx_network, save_weights
 from robo_players.neural.networks import NetSpec
+from tests.programs import require_binary
+from tests.reference_game import ROWS
 from yamb.engine import GameBatch
 from yamb.layout import layout
 from yamb.rules import rules

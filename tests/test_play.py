@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import yamb
 from robo_players.base import play
 from robo_players.random_player import RandomPlayer
-import yamb
 from yamb.app.cli import main
 from yamb.app.moves import decode, fill_scores
 from yamb.app.sheet import computed_rows, sheet_rows

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from tests.reference_game import play_against_reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.reference_game import play_against_reference
 from yamb import IllegalMoveError, rules
 from yamb.columns import COLUMN_KINDS
 from yamb.engine import GameBatch

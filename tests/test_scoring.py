@@ -7,8 +7,8 @@ from itertools import combinations_with_replacement, permutations
 
 import numpy as np
 import pytest
-from tests.reference_game import BONUS, JOKER_VALUES, ROWS, reference_column_total, reference_score
 
+from tests.reference_game import BONUS, JOKER_VALUES, ROWS, reference_column_total, reference_score
 from yamb import InvalidDiceError, UnknownPresetError, UnknownRowError, rules
 
 PRESETS = [("yamb", 5), ("yamb", 6), ("jamb6", 6), ("yatzy", 5), ("yahtzee", 5)]

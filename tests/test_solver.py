@@ -8,12 +8,12 @@ from functools import cache
 import numpy as np
 import pytest
 
+import yamb
 from expected_scores.column import column_total
 from expected_scores.ordered_column import row_order
 from expected_scores.solitaire import solve_solitaire
 from expected_scores.solve import solve
 from expected_scores.turn import plan_turn
-import yamb
 from yamb.app.cli import main
 from yamb.engine import GameBatch
 from yamb.errors import UnknownColumnError, YambError

@@ -16,8 +16,8 @@ from expected_scores.optimal_play import SolvedPlayer
 from expected_scores.solitaire import solve_solitaire
 from robo_players.base import play
 from robo_players.neural.state_values import (
-    ValueSpec,
     ValuesFileError,
+    ValueSpec,
     load_values,
     reachable_states,
     save_values,

@@ -18,7 +18,12 @@ from evolution.state import load_checkpoint, net_spec
 from evolution.sweep import RUN_DIR, finished_trials, objective, prepare, run_sweep
 from evolution.sweep_space import SPACES, SearchSpace, check_space, suggest, trial_config
 from evolution.sweep_study import (
-    SweepError, SweepSettings, open_storage, read_settings, settle_settings, write_settings,
+    SweepError,
+    SweepSettings,
+    open_storage,
+    read_settings,
+    settle_settings,
+    write_settings,
 )
 from robo_players.neural.population import genome_size
 from yamb.app.cli import main

@@ -12,7 +12,13 @@ from optuna.trial import TrialState
 
 from evolution.sweep_study import open_storage, retry_callback
 from evolution.sweep_worker import (
-    DUPLICATE_OF, WORKER, fail_lost_trials, finished_numbers, trial_number, work_trials, worker_id,
+    DUPLICATE_OF,
+    WORKER,
+    fail_lost_trials,
+    finished_numbers,
+    trial_number,
+    work_trials,
+    worker_id,
 )
 
 

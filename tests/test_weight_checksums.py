@@ -15,8 +15,18 @@ import pytest
 from evolution.config import EvolveConfig, to_toml
 from robo_players.neural.bots import BOTS_DIR, load_bot, shipped_bots
 from robo_players.neural.build import load_player
-from robo_players.neural.files import (CELL_VALUES, FORMATS, METADATA_KEY, NeuralWeights, WeightsFileError,
-                                       content_sha256, load_weights, onnx_network, save_weights, weights_sha256)
+from robo_players.neural.files import (
+    CELL_VALUES,
+    FORMATS,
+    METADATA_KEY,
+    NeuralWeights,
+    WeightsFileError,
+    content_sha256,
+    load_weights,
+    onnx_network,
+    save_weights,
+    weights_sha256,
+)
 from robo_players.neural.networks import NetSpec
 from robo_players.simulate import simulate
 from yamb.layout import layout

@@ -5,13 +5,22 @@ from yamb import blas, numba_cache
 blas.pin_openblas_kernels()  # before numpy loads
 numba_cache.configure()
 
-from yamb.errors import IllegalMoveError, InvalidDiceError, UnknownColumnError, UnknownPresetError, UnknownRowError, YambError
+from yamb.errors import (
+    IllegalMoveError,
+    InvalidDiceError,
+    UnknownColumnError,
+    UnknownPresetError,
+    UnknownRowError,
+    YambError,
+)
 from yamb.registration import register_envs
 from yamb.rules import Rules, rules
 
 register_envs()
 
 __version__ = "0.1.0"
+__all__ = ["Cell", "Game", "IllegalMoveError", "InvalidDiceError", "Rules", "UnknownColumnError", "UnknownPresetError",
+           "UnknownRowError", "YambError", "rules"]
 
 
 def __getattr__(name: str) -> object:

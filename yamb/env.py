@@ -20,7 +20,8 @@ from gymnasium import spaces
 from yamb.errors import YambError
 from yamb.game import Game
 from yamb.layout import Layout
-from yamb.rules import Rules, rules as preset_rules
+from yamb.rules import Rules
+from yamb.rules import rules as preset_rules
 
 ILLEGAL_ACTION_RULES = ("penalize", "raise")
 SEED_BOUND = 2**63

@@ -15,12 +15,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from yamb.dice import FACES, counts_of
 from yamb.checks import check_seed, is_int
+from yamb.dice import FACES, counts_of
 from yamb.engine import GameBatch
 from yamb.errors import IllegalMoveError, InvalidDiceError, UnknownColumnError, YambError
 from yamb.layout import Layout, layout
-from yamb.rules import Rules, rules as preset_rules
+from yamb.rules import Rules
+from yamb.rules import rules as preset_rules
 
 SNAPSHOT_KEYS = ("preset", "dice", "joker", "columns", "players", "seed", "stream", "actions")
 

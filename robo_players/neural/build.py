@@ -13,8 +13,8 @@ import numpy as np
 
 from robo_players.base import Player
 from robo_players.neural.direct import DirectPolicyPlayer
-from robo_players.neural.guided import SearchGuidedPlayer
 from robo_players.neural.files import FORMATS, WeightsFileError, format_of, load_weights, onnx_network
+from robo_players.neural.guided import SearchGuidedPlayer
 from robo_players.neural.networks import NetSpec
 from robo_players.neural.player import Forward
 from robo_players.neural.population import Population

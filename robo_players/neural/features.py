@@ -38,7 +38,6 @@ from yamb.engine import GameBatch
 from yamb.layout import Layout
 from yamb.rules import N_NUMBER_ROWS
 
-
 _NOTHING_SEEN = np.empty(0, dtype=np.int32)
 
 

@@ -31,7 +31,8 @@ from expected_scores.turn import plan_turn
 from robo_players.base import play
 from robo_players.neural.state_values import ValueNet, ValueSpec, features, table_player, value_table
 from yamb.engine import GameBatch
-from yamb.layout import Layout, layout as make_layout
+from yamb.layout import Layout
+from yamb.layout import layout as make_layout
 from yamb.rules import Rules
 
 BACKUP_CHUNK = 20_000

@@ -26,8 +26,16 @@ from yamb.app.coach import chances_text, keep_chances, loss_text, review_text, v
 from yamb.app.moves import Move, cell_text, decode, faces_text, fill_scores
 from yamb.app.seats import load_bot
 from yamb.app.terminal.hand import arrange, positions_of
-from yamb.app.terminal.prompts import (KEEP_HELP, NO_WORDS, OTHERS_KEY, InputError, ask, cell_help,
-                                       parse_cell, parse_keep)
+from yamb.app.terminal.prompts import (
+    KEEP_HELP,
+    NO_WORDS,
+    OTHERS_KEY,
+    InputError,
+    ask,
+    cell_help,
+    parse_cell,
+    parse_keep,
+)
 from yamb.app.terminal.render import Panel, Sheet, every_sheet, screen
 from yamb.app.terminal.savefile import SaveFileError, write_save
 from yamb.engine import single_thread

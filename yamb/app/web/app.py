@@ -32,8 +32,21 @@ from fastapi.staticfiles import StaticFiles
 from yamb.app.seats import Bots
 from yamb.app.web.games import ConflictError, Games, NotFoundError, TooManyGamesError, run_out
 from yamb.app.web.guards import BodyCheck, HostCheck, SecurityHeaders
-from yamb.app.web.models import (MAX_PLAYERS, BotsOut, BotStep, ErrorOut, GameOut, HintOut, MoveIn, NewGame, Options,
-                                 ReviewOut, RunDetail, RunOut, Step)
+from yamb.app.web.models import (
+    MAX_PLAYERS,
+    BotsOut,
+    BotStep,
+    ErrorOut,
+    GameOut,
+    HintOut,
+    MoveIn,
+    NewGame,
+    Options,
+    ReviewOut,
+    RunDetail,
+    RunOut,
+    Step,
+)
 from yamb.app.web.runs import RunList, read_logbook
 from yamb.app.web.store import GameStore, StoreError
 from yamb.errors import YambError

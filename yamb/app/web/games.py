@@ -24,8 +24,26 @@ from yamb.app.coach import coach_for, keep_chances, review_data
 from yamb.app.moves import Move, cell_text, decode, faces_text, fill_scores
 from yamb.app.seats import Bots, bot_names, default_bot
 from yamb.app.sheet import computed_rows, sheet_rows
-from yamb.app.web.models import (MAX_PLAYERS, BotsOut, CellOut, CellScore, CellValue, GameOut, HintOut, MoveIn, NewGame,
-                                 Options, PatternOut, PresetOut, ReviewOut, Seat, SheetRow, Standing, Step, Summary)
+from yamb.app.web.models import (
+    MAX_PLAYERS,
+    BotsOut,
+    CellOut,
+    CellScore,
+    CellValue,
+    GameOut,
+    HintOut,
+    MoveIn,
+    NewGame,
+    Options,
+    PatternOut,
+    PresetOut,
+    ReviewOut,
+    Seat,
+    SheetRow,
+    Standing,
+    Step,
+    Summary,
+)
 from yamb.app.web.runs import RunInfo
 from yamb.app.web.store import GameStore, StaleGameError
 from yamb.columns import COLUMN_KINDS
