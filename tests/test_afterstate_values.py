@@ -7,7 +7,7 @@ import pytest
 
 from robo_players.base import play
 from robo_players.lookahead import LookaheadPlayer
-from robo_players.neural.afterstate_values import afterstate_targets
+from robo_players.neural.afterstate_values import afterstate_lambda_targets, afterstate_targets
 from robo_players.neural.returns import (
     Returns,
     base_search,
@@ -38,6 +38,26 @@ def test_the_targets_sum_each_turns_and_its_games_later_base_values() -> None:
     for i in range(len(game)):  # brute force: this fill's and every later fill's of its game
         later = (returns.game == returns.game[i]) & (returns.turn >= returns.turn[i])
         assert got[i] == pytest.approx(returns.base[later].sum(), abs=1e-9)
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.8, 1.0])
+def test_the_lambda_targets_mix_a_turns_value_the_next_prediction_and_the_next_return(lam: float) -> None:
+    rng = np.random.default_rng(1)
+    lengths = [4, 1, 6]
+    game = np.concatenate([np.full(n, g) for g, n in enumerate(lengths)])
+    turn = np.concatenate([np.sort(rng.permutation(30)[:n]) for n in lengths])
+    base, predicted = rng.normal(0, 10, len(game)), rng.normal(50, 20, len(game))
+    shuffle = rng.permutation(len(game))
+    returns = Returns(np.zeros((len(game), 1), np.float32), np.zeros(len(game), np.int64), np.zeros(len(game)),
+                      game[shuffle], turn[shuffle], base[shuffle])
+    got = afterstate_lambda_targets(returns, predicted[shuffle], lam)
+    expected = np.empty(len(game))  # brute force, each game from its last turn back, in the unshuffled order
+    for i in range(len(game) - 1, -1, -1):
+        last = i + 1 == len(game) or game[i + 1] != game[i]
+        expected[i] = base[i] + (0.0 if last else (1 - lam) * predicted[i + 1] + lam * expected[i + 1])
+    assert got == pytest.approx(expected[shuffle], abs=1e-9)
+    if lam == 1.0:
+        assert got == pytest.approx(afterstate_targets(returns), abs=1e-9)
 
 
 @pytest.mark.parametrize("preset", ["yamb", "jamb6"])
@@ -72,7 +92,7 @@ def test_a_leaf_that_favours_tables_changes_the_play() -> None:
 def test_fit_afterstates_writes_a_file_that_plays_its_table_only(tmp_path, capsys) -> None:
     path = tmp_path / "after.npz"
     assert main(["fit-afterstates", "--preset", "yamb", "--games", "30", "--rounds", "2", "--hidden", "8",
-                 "--epochs", "2", "--check-games", "10", "--out", str(path)]) == 0
+                 "--epochs", "2", "--refits", "2", "--check-games", "10", "--out", str(path)]) == 0
     assert "on 10 fresh games: fitted" in capsys.readouterr().out
     lay = layout(rules("yamb"))
     player = make_player(str(path), lay)

@@ -15,11 +15,19 @@ values of this and every later fill sum to ``final - E(T_s)`` (the base's
 values telescope: a full table's estimate is its score), the target of
 ``U(T_s)``; the fitted player records the next round. Only the base search,
 the rules and the games go in: no solver's values.
+
+Those targets carry the luck of every later turn (a spread of about 80 points),
+which swamps the few points between the tables a turn may leave. So the first
+fit's values then stand in for later turns' luck: the network is fitted again
+to TD(lambda) returns (``returns.lambda_returns``: this turn's fill value, then
+``(1 - lambda)`` of the fit's value of the next table and ``lambda`` of that
+table's own return), ``refits`` times, each from the previous fit.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 import torch
@@ -29,9 +37,11 @@ from robo_players.lookahead import LookaheadPlayer, NextTables
 from robo_players.neural.features import encode
 from robo_players.neural.imitation import TrainSettings, training_split
 from robo_players.neural.returns import (
+    FIT,
     Returns,
     base_search,
     feature_cell_values,
+    lambda_returns,
     record_round,
     round_seed,
 )
@@ -74,6 +84,13 @@ def afterstate_targets(returns: Returns) -> np.ndarray:
     return out
 
 
+def afterstate_lambda_targets(returns: Returns, predicted: np.ndarray, lam: float) -> np.ndarray:
+    """(n,): the TD(``lam``) return of each recorded turn's start, ``predicted`` (a fit's values of
+    the rows) standing in for later turns': this turn's base fill value, then ``(1 - lam)`` of the
+    next row's prediction and ``lam`` of its return; a game's last turn ends at its fill value."""
+    return lambda_returns(replace(returns, target=afterstate_targets(returns)), predicted, lam)
+
+
 def fit_afterstates(spec: ValueSpec, returns: Returns, targets: np.ndarray, settings: TrainSettings,
                     epoch_done: Callable[[int, float, float], None] = lambda epoch, train, val: None) -> ValueNet:
     """A fresh network of ``spec`` fitted to ``targets`` (a row of ``returns`` each), its games
@@ -110,11 +127,22 @@ def fit_afterstates(spec: ValueSpec, returns: Returns, targets: np.ndarray, sett
     return net
 
 
+def values_at(net: ValueNet, features: np.ndarray) -> np.ndarray:
+    """(n,) float64: the network's values of rows of ``features``, ``CHUNK`` at a time."""
+    out = np.empty(len(features))
+    with torch.no_grad():
+        for i in range(0, len(features), CHUNK):
+            out[i:i + CHUNK] = net(torch.from_numpy(features[i:i + CHUNK])).double().numpy()
+    return out
+
+
 def improve_afterstates(spec: ValueSpec, start: Player, games: int, rounds: int, settings: TrainSettings,
+                        td_lambda: float = 1.0, refits: int = 0,
                         say: Callable[[str], None] = lambda text: None,
                         advance: Callable[[int], None] | None = None) -> ValueNet:
     """``rounds`` of policy iteration from ``start``: ``games`` games recorded by the policy, a
-    fresh network fitted to their after-state targets, whose player records the next round."""
+    fresh network fitted to their after-state targets and then ``refits`` times to the TD(``td_lambda``)
+    returns of the previous fit's values; its player records the next round."""
     lay = spec.layout()
     base = base_search(lay, spec.played, spec.exact)
     values = feature_cell_values(lay)
@@ -128,7 +156,12 @@ def improve_afterstates(spec: ValueSpec, start: Player, games: int, rounds: int,
             say(f"epoch {epoch:>3}/{settings.epochs}  root mean squared error: train {train ** 0.5:.2f}, "
                 f"validation {held ** 0.5:.2f} (points)")
 
-        net = fit_afterstates(spec, returns, afterstate_targets(returns), settings, epoch_done)
+        fit_settings = replace(settings, seed=round_seed(settings.seed, r, FIT))
+        net = fit_afterstates(spec, returns, afterstate_targets(returns), fit_settings, epoch_done)
+        for k in range(refits):
+            say(f"refit {k + 1}/{refits} to TD(lambda = {td_lambda:g}) returns")
+            targets = afterstate_lambda_targets(returns, values_at(net, returns.features), td_lambda)
+            net = fit_afterstates(spec, returns, targets, fit_settings, epoch_done)
         policy = afterstate_player(net, spec, lay, f"fitted-{r + 1}")
     assert net is not None
     return net

@@ -15,7 +15,13 @@ import argparse
 
 from yamb.app.cli import options
 from yamb.app.cli.options import add_table_arguments, arg
-from yamb.app.cli.training import add_round_arguments, add_training_arguments, save_network, start_training
+from yamb.app.cli.training import (
+    add_round_arguments,
+    add_td_lambda_argument,
+    add_training_arguments,
+    save_network,
+    start_training,
+)
 
 HELP = "fit a search-guided network to the returns of play, round by round (policy iteration)"
 MAX_GAMES = 400_000  # games recorded per round: about 50 fills of 120 float32 features each (24 KB a game)
@@ -26,9 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_round_arguments(parser, games=60_000, most_games=MAX_GAMES)
     parser.add_argument("--decay", type=arg(options.fraction), default=1e-2,
                         help="L2 penalty on the value outputs' weights, from 0 to below 1 (default 0.01)")
-    parser.add_argument("--td-lambda", type=arg(options.unit_interval), default=1.0,
-                        help="1: fit the returns as recorded; below 1: refit to TD(lambda) returns, a first "
-                             "fit's values standing in for later turns' luck (default 1)")
+    add_td_lambda_argument(parser, 1.0, "once")
     add_training_arguments(parser, hidden=(32,), epochs=6, batch_size=1024, rate=2e-3, threads=2)
 
 

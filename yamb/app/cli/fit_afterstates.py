@@ -15,11 +15,12 @@ import argparse
 
 from yamb.app.cli import options
 from yamb.app.cli.options import add_table_arguments, arg
-from yamb.app.cli.training import add_round_arguments
+from yamb.app.cli.training import add_round_arguments, add_td_lambda_argument
 
 HELP = "fit a network's values of the tables fills leave to the returns of play, round by round"
 MAX_GAMES = 400_000  # games recorded per round: about 50 turns of 120 float32 features each (24 KB a game)
 SUFFIX = ".npz"
+TD_LAMBDA, REFITS = 0.8, 1
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,7 +28,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_round_arguments(parser, games=80_000, most_games=MAX_GAMES)
     parser.add_argument("--hidden", type=arg(options.layer_sizes), default=(256, 256),
                         help="hidden layer sizes, comma-separated (default 256,256)")
-    parser.add_argument("--epochs", type=arg(options.integer(1, 10_000)), default=6, help="epochs per round (default 6)")
+    parser.add_argument("--epochs", type=arg(options.integer(1, 10_000)), default=6, help="epochs per fit (default 6)")
+    add_td_lambda_argument(parser, TD_LAMBDA, "--refits times")
+    parser.add_argument("--refits", type=arg(options.integer(0, 100)), default=REFITS,
+                        help=f"fits to TD(lambda) returns after the first, each from the previous (default {REFITS})")
     parser.add_argument("--learning-rate", type=arg(options.learning_rate), default=1e-3, help="Adam's (default 0.001)")
     parser.add_argument("--seed", type=arg(options.seed), default=0, help="seed of every random choice (default 0)")
     parser.add_argument("--threads", type=arg(options.integer(1, 1024)), default=1,
@@ -66,16 +70,18 @@ def run(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     started = time.perf_counter()
     with rounds_progress(console, args.games) as (say, advance):
-        net = improve_afterstates(spec, start, args.games, args.rounds, settings, say=say, advance=advance)
+        net = improve_afterstates(spec, start, args.games, args.rounds, settings, args.td_lambda, args.refits,
+                                  say=say, advance=advance)
         fitted = afterstate_player(net, spec, layout, args.out.stem)
         say(f"check: {args.check_games:,} fresh games, the fitted player and {start.name} on the same dice")
         seed = round_seed(args.seed, -1)
         ours = simulate(layout, fitted, args.check_games, seed=seed, check=True)
         theirs = simulate(layout, start, args.check_games, seed=seed, check=True)
     diff = paired_difference(ours, theirs)
+    check = {"fitted": float(ours.mean()), "start": float(theirs.mean()), **diff}
     save_values(args.out, net, spec, {"start": start.name, "games": args.games, "rounds": args.rounds,
-                                      "seed": args.seed, "check": {"fitted": float(ours.mean()),
-                                                                   "start": float(theirs.mean()), **diff}})
+                                      "td_lambda": args.td_lambda, "refits": args.refits, "seed": args.seed,
+                                      "check": check})
     verdict = "better" if diff["mean"] > 0 and diff["p"] < 0.05 else "worse" if diff["p"] < 0.05 else "no clear difference"
     out = Console()
     show(out, f"on {args.check_games:,} fresh games: fitted {ours.mean():.2f}, {start.name} {theirs.mean():.2f}; "

@@ -50,6 +50,13 @@ def add_round_arguments(parser: argparse.ArgumentParser, games: int, most_games:
                         help="fresh games the result and the start play at the end, paired (default 2000)")
 
 
+def add_td_lambda_argument(parser: argparse.ArgumentParser, default: float, refits: str) -> None:
+    """``--td-lambda``: 1 fits the recorded returns; below 1 ``refits`` to TD(lambda) returns."""
+    parser.add_argument("--td-lambda", type=arg(options.unit_interval), default=default,
+                        help=f"1: fit the returns as recorded; below 1: refit {refits} to TD(lambda) returns, "
+                             f"the previous fit's values standing in for later turns' luck (default {default:g})")
+
+
 def start_training(args: argparse.Namespace, player: str) -> tuple[Layout, Player]:
     """The table of ``args`` and the ``player`` who records the first round, once the output's
     format is known to be writable and torch and numba have their threads."""
