@@ -106,6 +106,8 @@ def test_fit_afterstates_writes_a_file_that_plays_its_table_only(tmp_path, capsy
     (["--out", "after.pt"], "a values file is written as .npz, not .pt"),
     (["--columns", "free,nowhere", "--out", "after.npz"], "nowhere"),
     (["--start", "nobody", "--out", "after.npz"], "unknown player 'nobody'"),
+    (["--td-lambda", "1", "--refits", "2", "--out", "after.npz"], "give --td-lambda below 1 with it"),
+    (["--refits", "0", "--out", "after.npz"], "--refits"),
 ])
 def test_fit_afterstates_refuses_bad_input_in_one_line(tmp_path, capsys, argv: list[str], message: str) -> None:
     argv = [a if not a.startswith("after") else str(tmp_path / a) for a in argv]

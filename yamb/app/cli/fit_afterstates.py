@@ -30,8 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="hidden layer sizes, comma-separated (default 256,256)")
     parser.add_argument("--epochs", type=arg(options.integer(1, 10_000)), default=6, help="epochs per fit (default 6)")
     add_td_lambda_argument(parser, TD_LAMBDA, "--refits times")
-    parser.add_argument("--refits", type=arg(options.integer(0, 100)), default=REFITS,
-                        help=f"fits to TD(lambda) returns after the first, each from the previous (default {REFITS})")
+    parser.add_argument("--refits", type=arg(options.integer(1, 100)), default=None,
+                        help=f"fits to TD(lambda) returns after the first, each from the previous, with "
+                             f"--td-lambda below 1 (default {REFITS})")
     parser.add_argument("--learning-rate", type=arg(options.learning_rate), default=1e-3, help="Adam's (default 0.001)")
     parser.add_argument("--seed", type=arg(options.seed), default=0, help="seed of every random choice (default 0)")
     parser.add_argument("--threads", type=arg(options.integer(1, 1024)), default=1,
@@ -62,6 +63,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.out.suffix != SUFFIX:
         raise YambError(f"{args.out}: a values file is written as {SUFFIX}, not {args.out.suffix or 'no suffix'}")
+    if args.refits is not None and args.td_lambda == 1:
+        raise YambError("--refits fits to TD(lambda) returns: give --td-lambda below 1 with it "
+                        "(--td-lambda 1 fits the returns as recorded, once)")
+    refits = 0 if args.td_lambda == 1 else REFITS if args.refits is None else args.refits
     layout, start = start_training(args, args.start)
     r = layout.rules
     spec = ValueSpec(r.name, r.joker, tuple(args.hidden), AFTERSTATE, tuple(layout.columns), r.n_dice,
@@ -70,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     started = time.perf_counter()
     with rounds_progress(console, args.games) as (say, advance):
-        net = improve_afterstates(spec, start, args.games, args.rounds, settings, args.td_lambda, args.refits,
+        net = improve_afterstates(spec, start, args.games, args.rounds, settings, args.td_lambda, refits,
                                   say=say, advance=advance)
         fitted = afterstate_player(net, spec, layout, args.out.stem)
         say(f"check: {args.check_games:,} fresh games, the fitted player and {start.name} on the same dice")
@@ -80,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     diff = paired_difference(ours, theirs)
     check = {"fitted": float(ours.mean()), "start": float(theirs.mean()), **diff}
     save_values(args.out, net, spec, {"start": start.name, "games": args.games, "rounds": args.rounds,
-                                      "td_lambda": args.td_lambda, "refits": args.refits, "seed": args.seed,
+                                      "td_lambda": args.td_lambda, "refits": refits, "seed": args.seed,
                                       "check": check})
     verdict = "better" if diff["mean"] > 0 and diff["p"] < 0.05 else "worse" if diff["p"] < 0.05 else "no clear difference"
     out = Console()
