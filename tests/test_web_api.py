@@ -77,6 +77,7 @@ def play_to_end(client, state: dict, local: Game, seed: int) -> dict:
 
 GAMES = [
     ("yamb", None, None, None, ["You", "greedy"]),
+    ("yamb", None, None, None, ["best-values", "You"]),  # the after-state bot moves first
     ("jamb6", 6, None, None, ["You", "smart"]),
     ("yatzy", None, None, None, ["You", "best"]),
     ("yahtzee", None, "free", None, ["You", "expectimax"]),
