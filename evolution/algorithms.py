@@ -57,7 +57,7 @@ from robo_players.compare import paired_difference
 from robo_players.neural.population import genome_size
 
 Map = Callable[[Callable, Iterable], Iterable]
-CONFIRM_P = 0.1  # a challenger better on the challenge's dice replaces the incumbent if better on fresh dice with p below this
+CONFIRM_P = 0.1  # p below which a challenger better on the challenge's dice must be better on fresh dice too
 
 
 def make_toolbox(state: RunState, map_function: Map = map) -> base.Toolbox:
@@ -146,10 +146,10 @@ def challenge(toolbox: base.Toolbox, state: RunState, challenger: Individual, in
     """``challenger`` and the incumbent on ``accept_games`` fresh games (the same dice). When the
     challenger is better with ``p < accept_p`` it plays the incumbent again on another
     ``accept_games`` fresh games, and replaces it only if better there too (``p < CONFIRM_P``):
-    a lucky first test among a run's many is not enough. A strategy whose mean is the challenger and is worse with
-    that significance is put back on the incumbent. Returns the first paired difference, the
-    confirmation's mean (``confirmed``, NaN when none) and ``accepted``: 1 replaced, -1 put back,
-    0 neither."""
+    a lucky first test among a run's many is not enough. A strategy whose mean is the challenger
+    and is worse with ``p < accept_p`` is put back on the incumbent. Returns the first paired
+    difference, the confirmation's mean (``confirmed``, NaN when none) and ``accepted``: 1
+    replaced, -1 put back, 0 neither."""
     c, incumbent = state.config, state.incumbent
     difference = _against_incumbent(toolbox, state, challenger, dice_seed(c.seed, CHALLENGE, index))
     significant, outcome, confirmed = difference["p"] < c.accept_p, 0, float("nan")

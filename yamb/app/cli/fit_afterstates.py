@@ -3,7 +3,8 @@
 A player (``best`` by default) plays games; at each turn's start the base
 search's values of that turn's and every later fill are summed, the rest of
 the game beyond the base's estimate of the table, and a value network is
-fitted to them (``robo_players.neural.afterstate_values``); its player, the
+fitted to them, then refitted to TD(lambda) returns
+(``robo_players.neural.afterstate_values``); its player, the
 base search with each ending's next table valued by the network, records the
 next round. The result is a values file (``yamb compare FILE``, ``yamb play
 --bot FILE``), checked at the end against the start on fresh games, paired.
