@@ -6,10 +6,16 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
+import sys
+from pathlib import Path
 
+import pexpect
 import pytest
 
 from yamb.app.cli.compiling import MESSAGE
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def require_binary(name: str) -> str:
@@ -32,3 +38,14 @@ def error_lines(err: str, progress: tuple[str, ...] = (COMPILING, WORKERS)) -> l
     """The lines of a command's standard error but its progress lines, which may come before a one-line
     error: those that match one of the regular expressions ``progress`` as a whole."""
     return [line for line in err.strip().splitlines() if not any(re.fullmatch(kind, line) for kind in progress)]
+
+
+def spawn_play(*args: str, env: dict[str, str], lines: int, columns: int) -> pexpect.spawn:
+    """``yamb play ARGS`` on a pseudo-terminal of ``lines`` x ``columns`` with environment ``env``,
+    Ctrl-C interrupting it as at a terminal: a test run started in the background of a shell
+    without job control ignores SIGINT, and a child would inherit that (its Ctrl-C would then wait
+    forever). The timeout is a deadline against a hang, not a measure: a cold start on a loaded
+    machine compiles the coach and the bots."""
+    return pexpect.spawn(sys.executable, ["-m", "yamb", "play", *args], cwd=ROOT, env=env, encoding="utf-8",
+                         timeout=900, dimensions=(lines, columns),
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))

@@ -14,7 +14,6 @@ import itertools
 import json
 import os
 import re
-import sys
 from functools import cache
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from robo_players.coach.values import ExactCoach, make_coach
 from robo_players.explain import fill_values
 from robo_players.forks import fork
 from robo_players.registry import make_player
+from tests.programs import spawn_play
 from yamb.app.cli import main
 from yamb.app.terminal.savefile import write_save
 from yamb.dice import counts_of
@@ -251,8 +251,7 @@ def test_yamb_review_prints_a_saved_games_review(tmp_path, capsys):
 
 def _spawn(*args: str) -> pexpect.spawn:
     env = {**os.environ, "TERM": "dumb", "COLUMNS": "120", "LINES": "40", "PYTHONPATH": str(ROOT)}
-    return pexpect.spawn(sys.executable, ["-m", "yamb", "play", *args], cwd=ROOT, env=env, encoding="utf-8",
-                         timeout=900, dimensions=(40, 120))
+    return spawn_play(*args, env=env, lines=40, columns=120)
 
 
 @pytest.mark.slow

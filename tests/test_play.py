@@ -6,8 +6,6 @@ import io
 import json
 import os
 import re
-import signal
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -20,6 +18,7 @@ from hypothesis import strategies as st
 import yamb
 from robo_players.base import play
 from robo_players.random_player import RandomPlayer
+from tests.programs import spawn_play
 from yamb.app.cli import main
 from yamb.app.moves import decode, fill_scores
 from yamb.app.sheet import computed_rows, sheet_rows
@@ -38,14 +37,8 @@ STATUS_LINE = re.compile(r"to move · roll (\d) of (\d)")
 
 # ----------------------------------------------------------------------------- helpers
 def spawn(*args: str) -> pexpect.spawn:
-    """``yamb play`` on a pseudo-terminal, without colours, wide enough for two sheets, with Ctrl-C
-    interrupting it as at a terminal (a test run started in the background of a shell without job
-    control ignores SIGINT, and a child would inherit that). The timeout is a deadline against a
-    hang, not a measure: a cold start on a loaded machine compiles the coach and the bots."""
-    env = {**os.environ, "TERM": "dumb", "COLUMNS": "160", "LINES": "60"}
-    return pexpect.spawn(sys.executable, ["-m", "yamb", "play", *args], cwd=ROOT, env=env,
-                         encoding="utf-8", timeout=900, dimensions=(60, 160),
-                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    """``yamb play`` without colours, wide enough for two sheets (``programs.spawn_play``)."""
+    return spawn_play(*args, env={**os.environ, "TERM": "dumb", "COLUMNS": "160", "LINES": "60"}, lines=60, columns=160)
 
 
 def last_dice(text: str) -> tuple[int, ...]:

@@ -13,16 +13,14 @@ from __future__ import annotations
 import io
 import os
 import re
-import signal
-import sys
 from pathlib import Path
 
-import pexpect
 import pyte
 import pytest
 from rich.console import Console
 
 import yamb
+from tests.programs import spawn_play
 from tests.reference_game import ROWS, reference_score
 from yamb.app.moves import fill_scores
 from yamb.app.terminal.prompts import match_name
@@ -42,9 +40,7 @@ class Terminal:
         env["TERM"] = "xterm-256color"
         self.screen = pyte.Screen(columns, lines)
         self.stream = pyte.Stream(self.screen)
-        self.child = pexpect.spawn(sys.executable, ["-m", "yamb", "play", *args], cwd=ROOT, env=env,
-                                   encoding="utf-8", timeout=900, dimensions=(lines, columns),
-                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        self.child = spawn_play(*args, env=env, lines=lines, columns=columns)
 
     def expect(self, text: str) -> None:
         """Read up to ``text`` (and through it) into the screen."""
