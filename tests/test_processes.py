@@ -25,6 +25,7 @@ HARNESS = """
 import ctypes, json, os, signal, subprocess, sys
 
 how, command = sys.argv[1], sys.argv[2:]
+signal.signal(signal.SIGINT, signal.SIG_DFL)  # on, as in a terminal's job, if the test runs where it is ignored
 assert ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
 run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 for line in run.stdout:
