@@ -38,7 +38,8 @@ STATUS_LINE = re.compile(r"to move · roll (\d) of (\d)")
 # ----------------------------------------------------------------------------- helpers
 def spawn(*args: str) -> pexpect.spawn:
     """``yamb play`` without colours, wide enough for two sheets (``programs.spawn_play``)."""
-    return spawn_play(*args, env={**os.environ, "TERM": "dumb", "COLUMNS": "160", "LINES": "60"}, lines=60, columns=160)
+    env = {**os.environ, "TERM": "dumb", "COLUMNS": "160", "LINES": "60"}
+    return spawn_play(*args, env=env, lines=60, columns=160)
 
 
 def last_dice(text: str) -> tuple[int, ...]:

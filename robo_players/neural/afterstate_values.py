@@ -62,9 +62,7 @@ def afterstate_player(net: ValueNet, spec: ValueSpec, layout: Layout, name: str)
     values = feature_cell_values(layout)[None]
 
     def leaf(tables: NextTables) -> np.ndarray:
-        x = encode(tables, np.arange(tables.n_games), values, False)  # type: ignore[arg-type]
-        with torch.no_grad():
-            return net(torch.from_numpy(x)).double().numpy()
+        return values_at(net, encode(tables, np.arange(tables.n_games), values, False))  # type: ignore[arg-type]
 
     player = LookaheadPlayer(base_search(layout, spec.played, spec.exact), layout, leaf=leaf)
     player.name = name
@@ -128,7 +126,8 @@ def fit_afterstates(spec: ValueSpec, returns: Returns, targets: np.ndarray, sett
 
 
 def values_at(net: ValueNet, features: np.ndarray) -> np.ndarray:
-    """(n,) float64: the network's values of rows of ``features``, ``CHUNK`` at a time."""
+    """(n,) float64: the network's values of rows of ``features`` (the leaf's next tables, a fit's
+    recorded turns), ``CHUNK`` at a time."""
     out = np.empty(len(features))
     with torch.no_grad():
         for i in range(0, len(features), CHUNK):
