@@ -3,7 +3,9 @@
 Every player plays the same games: game i uses dice stream i of the same seed
 (common random numbers), so two players see the same rolls for as long as
 they keep the same dice, and their difference has far less noise than two
-independent samples.
+independent samples. With a ``luck`` reference each game's luck is counted too
+(``robo_players.luck``): the scores less their luck have the same expectation
+and a fraction of the noise.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from scipy.stats import mannwhitneyu
 from scipy.stats import t as student_t
 
 from robo_players.base import Player, play
+from robo_players.expectimax import ExpectimaxPlayer
+from robo_players.luck import LuckCounter
 from robo_players.simulate import DEFAULT_BATCH, summary
 from yamb.engine import GameBatch
 from yamb.errors import YambError
@@ -28,6 +32,7 @@ class Results:
 
     scores: np.ndarray
     rows: np.ndarray
+    luck: np.ndarray | None = None  # (games,) the luck of each game's dice (``robo_players.luck``), if counted
 
 
 def play_games(
@@ -37,21 +42,27 @@ def play_games(
     seed: int = 0,
     batch_size: int = DEFAULT_BATCH,
     progress: Callable[[int], None] | None = None,
+    luck: ExpectimaxPlayer | None = None,
 ) -> Results:
-    """Play ``games`` solitaire games (game i on dice stream i) and keep every row's score."""
+    """Play ``games`` solitaire games (game i on dice stream i) and keep every row's score; with
+    ``luck`` (a search player) also each game's luck as it values the hands (``robo_players.luck``)."""
     names = row_names(layout)
     scores = np.empty(games, dtype=np.int64)
     rows = np.empty((games, len(names)))
+    lucks = np.zeros(games) if luck is not None else None
     for start in range(0, games, batch_size):
         n = min(batch_size, games - start)
         batch = GameBatch(layout, n, seed=seed, streams=np.arange(start, start + n, dtype=np.uint64))
-        scores[start : start + n] = play(batch, [player])[:, 0]
+        counter = LuckCounter(player, luck, batch) if luck is not None else None
+        scores[start : start + n] = play(batch, [counter or player])[:, 0]
+        if counter is not None:
+            lucks[start : start + n] = counter.luck[:, 0]
         cells = batch.cells[:, 0].astype(np.int64)  # (n, C, R)
         computed = [total.sum(axis=-1) for key, total in batch.totals().items() if key != "total"]
         rows[start : start + n] = np.column_stack([cells.sum(axis=1), *[c[:, 0] for c in computed]])
         if progress is not None:
             progress(n)
-    return Results(scores=scores, rows=rows)
+    return Results(scores=scores, rows=rows, luck=lucks)
 
 
 def row_names(layout: Layout) -> list[str]:
@@ -87,7 +98,8 @@ def mann_whitney_p(a: np.ndarray, b: np.ndarray) -> float:
 
 def report(layout: Layout, results: dict[str, Results]) -> dict[str, dict]:
     """One entry per player: summary statistics, per-row means, and against each other player the win rate,
-    the paired score difference (mean, sem) and the Mann-Whitney p-value."""
+    the paired score difference (mean, sem) and the Mann-Whitney p-value; where the luck was counted,
+    also the luck-adjusted scores' statistics (``adjusted``) and paired differences (``adjusted_difference``)."""
     names = row_names(layout)
     out = {}
     for name, res in results.items():
@@ -99,6 +111,11 @@ def report(layout: Layout, results: dict[str, Results]) -> dict[str, dict]:
             "difference": {o: paired_difference(res.scores, r.scores) for o, r in others.items()},
             "mann_whitney_p": {o: mann_whitney_p(res.scores, r.scores) for o, r in others.items()},
         }
+        if res.luck is not None:
+            adjusted = res.scores - res.luck
+            out[name]["adjusted"] = summary(adjusted)
+            out[name]["adjusted_difference"] = {o: paired_difference(adjusted, r.scores - r.luck)
+                                                for o, r in others.items()}
     return out
 
 

@@ -27,6 +27,7 @@ from numba import get_num_threads, njit, prange
 from robo_players.base import Player
 from robo_players.cell_values import LEVELS, ONE, column_values
 from robo_players.expectimax import ExpectimaxPlayer
+from robo_players.registry import make_player
 from robo_players.search.correction import NO_CORRECTION, correct
 from robo_players.search.lanes import new_lanes, new_queue, plan_slot_values
 from robo_players.search.turn import Work, _best_ending, _queue_turn
@@ -34,6 +35,7 @@ from robo_players.search.values import best_announcements, best_fills
 from yamb import kernels
 from yamb.engine import GameBatch, threads_for
 from yamb.errors import YambError
+from yamb.layout import Layout
 from yamb.rules import N_NUMBER_ROWS
 
 CHUNKS_PER_THREAD = 4
@@ -135,6 +137,20 @@ def roll_luck(games, kept, state, consts, tables, outcome_prob, adjust, out, n_c
         _luck_range(start, stop, games, kept, state, consts, tables, outcome_prob, adjust, out)
 
 
+def luck_reference(name: str, layout: Layout) -> ExpectimaxPlayer:
+    """The search player ``name`` (``expectimax``, ``best``, a guided network's file) to value
+    rolls with, or a ``YambError`` saying why it cannot."""
+    return searching(make_player(name, layout))
+
+
+def searching(player: Player) -> ExpectimaxPlayer:
+    """``player`` if it is a search player (it values hands), else a ``YambError``."""
+    if not isinstance(player, ExpectimaxPlayer):
+        raise YambError(f"the luck of a roll is valued by a search player (expectimax, best, a guided network), "
+                        f"not {player.name}")
+    return player
+
+
 def luck_of(reference: ExpectimaxPlayer, batch: GameBatch, games: np.ndarray, kept: np.ndarray) -> np.ndarray:
     """(n,) the luck of the roll that gave each of ``games`` its hand, rolled from keep ``kept``
     (``FRESH``: every die), as ``reference`` values the hands (``roll_luck``)."""
@@ -157,10 +173,7 @@ class LuckCounter:
     """
 
     def __init__(self, player: Player, reference: ExpectimaxPlayer, batch: GameBatch) -> None:
-        if not isinstance(reference, ExpectimaxPlayer):
-            raise YambError(f"the luck of a roll is valued by a search player (expectimax, best, a guided "
-                            f"network), not {getattr(reference, 'name', reference)}")
-        self.player, self.reference, self.batch = player, reference, batch
+        self.player, self.reference, self.batch = player, searching(reference), batch
         self.name = player.name
         lay = batch.layout
         self.luck = np.zeros((batch.n_games, lay.players))

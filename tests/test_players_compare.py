@@ -8,11 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from robo_players.base import play
 from robo_players.compare import mann_whitney_p, paired_difference, play_games, report, row_names, win_rate
+from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.greedy import GreedyPlayer
+from robo_players.luck import LuckCounter
 from robo_players.random_player import RandomPlayer
 from robo_players.simulate import simulate
 from yamb.app.cli import main
+from yamb.engine import GameBatch
 from yamb.layout import layout
 from yamb.rules import rules
 
@@ -80,7 +84,8 @@ def test_compare_command_json_and_plot(tmp_path: Path, capsys: pytest.CaptureFix
 
 @pytest.mark.parametrize(
     ("args", "needle"),
-    [(["greedy", "nobody"], "unknown player 'nobody'"), (["greedy", "greedy"], "named more than once")],
+    [(["greedy", "nobody"], "unknown player 'nobody'"), (["greedy", "greedy"], "named more than once"),
+     (["greedy", "--luck", "smart"], "valued by a search player"), (["greedy", "--luck", "nobody"], "unknown player")],
 )
 def test_compare_bad_input_is_one_line(args: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, stderr = yamb_cli(capsys, "compare", *args, "--games", "10")
@@ -94,3 +99,29 @@ def test_compare_command_tables(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0, stderr
     for title in ("mean score of each row", "head to head", "Mann-Whitney U p-value", "numbers_sum", "chance"):
         assert title in stdout
+
+
+def test_compare_with_luck_adds_adjusted_scores_that_are_the_scores_less_each_games_luck(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``--luck``: the raw figures unchanged, and beside them the scores less each game's luck
+    (counted here again by a ``LuckCounter``), with their paired differences."""
+    code, stdout, stderr = yamb_cli(capsys, "compare", "expectimax", "greedy", "--preset", "yatzy", "--games", "30",
+                                    "--seed", "2", "--luck", "expectimax", "--json")
+    assert code == 0, stderr
+    out = json.loads(stdout)
+    lay = layout(rules("yatzy"))
+    adjusted = {}
+    for name, player in (("expectimax", ExpectimaxPlayer(lay)), ("greedy", GreedyPlayer())):
+        batch = GameBatch(lay, 30, seed=2)
+        counter = LuckCounter(player, ExpectimaxPlayer(lay), batch)
+        scores = play(batch, [counter])[:, 0]
+        assert out[name]["mean"] == pytest.approx(scores.mean())
+        adjusted[name] = scores - counter.luck[:, 0]
+        assert out[name]["adjusted"]["mean"] == pytest.approx(adjusted[name].mean())
+        assert out[name]["adjusted"]["std"] < out[name]["std"]
+    gap = adjusted["expectimax"] - adjusted["greedy"]
+    assert out["expectimax"]["adjusted_difference"]["greedy"]["mean"] == pytest.approx(gap.mean())
+    code, stdout, _ = yamb_cli(capsys, "compare", "expectimax", "greedy", "--preset", "yatzy", "--games", "10",
+                               "--luck", "expectimax")
+    assert code == 0
+    assert "luck-adjusted" in stdout
