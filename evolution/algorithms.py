@@ -26,7 +26,8 @@ played again; all play the same dice (common random numbers), and so does
 expected-score tables in generation 0 and by the averages of the previous
 generation's games afterwards.
 
-Fitness is the mean score on the generation's dice; the hall of fame, which
+Fitness is the mean score on the generation's dice (with ``luck``, the mean
+of the scores less their luck: ``robo_players.luck``); the hall of fame, which
 compares individuals of different generations (different dice), ranks them by
 their advantage over expectimax on their own generation's dice.
 """
@@ -87,20 +88,32 @@ def statistics() -> tools.Statistics:
     return stats
 
 
-def play(
+def play_counted(
     toolbox: base.Toolbox, state: RunState, genomes: np.ndarray, cell_values: np.ndarray,
     games: int, seed: int,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Scores (P, games) of ``genomes`` with (P, CR) ``cell_values``, and the mean final score of each cell.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Scores (P, games) of ``genomes`` with (P, CR) ``cell_values``, each game's luck (P, games;
+    zeros unless the run counts it, ``luck``) and the mean final score of each cell.
 
     The population is cut into one task per worker; each task is one batched pass.
     """
     chunks = [idx for idx in np.array_split(np.arange(len(genomes)), state.config.workers) if len(idx)]
     tasks = [Task(state.spec, genomes[idx].astype(np.float32), cell_values[idx].astype(np.float32),
-                  games, seed, state.config.lookahead) for idx in chunks]
+                  games, seed, state.config.lookahead, state.config.luck) for idx in chunks]
     outcomes = list(toolbox.map(toolbox.play, tasks))
     scores = np.concatenate([o.scores for o in outcomes])
-    return scores, sum(o.cell_sums for o in outcomes) / scores.size
+    luck = np.concatenate([o.luck for o in outcomes])
+    return scores, luck, sum(o.cell_sums for o in outcomes) / scores.size
+
+
+def play(
+    toolbox: base.Toolbox, state: RunState, genomes: np.ndarray, cell_values: np.ndarray,
+    games: int, seed: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The scores selection reads (P, games), the scores less their luck when the run counts it,
+    and the mean final score of each cell (``play_counted``)."""
+    scores, luck, cell_means = play_counted(toolbox, state, genomes, cell_values, games, seed)
+    return scores - luck, cell_means
 
 
 def warm_up(state: RunState, toolbox: base.Toolbox) -> float:
@@ -110,9 +123,10 @@ def warm_up(state: RunState, toolbox: base.Toolbox) -> float:
     started = time.perf_counter()
     genome = np.zeros((1, genome_size(state.spec.build())), dtype=np.float32)
     cell_values = np.asarray(state.cell_values, dtype=np.float32)[None]
-    tasks = [Task(state.spec, genome, cell_values, 1, 0, state.config.lookahead)] * state.config.workers
+    c = state.config
+    tasks = [Task(state.spec, genome, cell_values, 1, 0, c.lookahead, c.luck)] * c.workers
     list(toolbox.map(toolbox.play, tasks))
-    reference_scores(state.spec, 1, 0)
+    reference_scores(state.spec, 1, 0, c.luck)
     return time.perf_counter() - started
 
 
@@ -126,7 +140,7 @@ def evaluate(toolbox: base.Toolbox, state: RunState, population: list[Individual
         ind.fitness.values = (float(row.mean()),)
         ind.cell_values = state.cell_values.copy()
     state.cell_values = cell_means
-    return float(toolbox.reference(state.spec, games, seed).mean())
+    return float(toolbox.reference(state.spec, games, seed, state.config.luck).mean())
 
 
 def measure_noise(toolbox: base.Toolbox, state: RunState, population: list[Individual], index: int) -> float:

@@ -92,6 +92,7 @@ class EvolveConfig:
     games_max: int = 0  # games per member may grow to this while noise dominates (0: games, no growth)
     accept_games: int = 0  # games of the challenger against the incumbent each generation (0: off)
     accept_p: float = 0.01  # the challenger replaces the incumbent when better with p below this
+    luck: str = ""  # select on the scores less each roll's luck as this search player values it (robo_players/luck.py)
     # the hall of fame and the final check of the best player
     hall_of_fame: int = 5
     final_games: int = 2000
@@ -186,7 +187,7 @@ PRESETS: dict[str, dict] = {
     # measured and the games grown while it dominates, the result an incumbent replaced only on evidence
     "polish": dict(from_init=list(INIT_SETTINGS), algorithm="sep-cma", population=16, games=300, games_max=2400,
                    reevaluate=4, accept_games=3000, accept_p=0.01, cma_sigma=0.005, generations=60,
-                   hall_of_fame=1, final_games=10000),
+                   hall_of_fame=1, final_games=10000, luck="best"),
     # the long run: the search-guided player, improved from expectimax-played by CMA-ES (hours; add --workers)
     "full": dict(player="guided", hidden=[8], played=0.6, algorithm="cma", population=50, games=200,
                  generations=150, cma_sigma=0.02, final_games=10000),

@@ -6,17 +6,23 @@ Every member of a task plays the dice streams ``0 .. games-1`` under that seed
 is in, nor on the number of worker processes. ``toolbox.map`` runs the tasks:
 in the process, in a process pool (``--workers``) or on Ray actors
 (``--backend ray``); see ``evolution/backends.py``.
+
+With ``luck`` (a search player's name, ``robo_players.luck``) each game's luck
+is counted as well: the loops select on the scores less their luck, which
+have the same expectation and a fraction of the noise.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
 from robo_players.base import play, play_by_turns
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.lookahead import LookaheadPlayer
+from robo_players.luck import LuckCounter, luck_reference
 from robo_players.neural.build import population_player
 from robo_players.neural.guided import SearchGuidedPlayer
 from robo_players.neural.networks import NetSpec
@@ -44,14 +50,23 @@ class Task:
     games: int
     seed: int
     turns: int = 1
+    luck: str = ""  # the search player valuing each roll's luck ("": none counted)
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """Final scores (p, games) and the sum over all games of each cell's final score (CR,)."""
+    """Final scores (p, games), the sum over all games of each cell's final score (CR,) and each
+    game's luck (p, games; zeros when none was counted)."""
 
     scores: np.ndarray
     cell_sums: np.ndarray
+    luck: np.ndarray
+
+
+@cache
+def luck_player(name: str, spec: NetSpec) -> ExpectimaxPlayer:
+    """The search player ``name`` valuing rolls on ``spec``'s table, made once per process."""
+    return luck_reference(name, spec.layout())
 
 
 def play_task(task: Task) -> Outcome:
@@ -67,6 +82,8 @@ def play_task(task: Task) -> Outcome:
     by_turns = (members > 1 and isinstance(player, SearchGuidedPlayer)) or task.turns > 1
     if task.turns > 1:
         player = LookaheadPlayer(player, layout, task.turns)
+    counter = LuckCounter(player, luck_player(task.luck, task.spec), batch) if task.luck else None
+    player = counter or player
     try:
         scores = (play_by_turns(batch, player, check=False) if by_turns else play(batch, [player], check=False))[:, 0]
     except IllegalMoveError as error:  # networks play unchecked: a NaN or infinite output chooses no action
@@ -74,13 +91,26 @@ def play_task(task: Task) -> Outcome:
         raise IllegalMoveError(f"{error} (a network's output is NaN or infinite; {bad} of the {members} "
                                f"networks played have non-finite weights)") from None
     cell_sums = batch.cells[:, 0].reshape(len(scores), -1).sum(axis=0, dtype=np.float64)
-    return Outcome(scores.reshape(members, task.games), cell_sums)
+    luck = counter.luck[:, 0] if counter is not None else np.zeros(len(scores))
+    return Outcome(scores.reshape(members, task.games), cell_sums, luck.reshape(members, task.games))
 
 
-def reference_scores(spec: NetSpec, games: int, seed: int) -> np.ndarray:
-    """(games,) scores of ``expectimax`` on the dice a task with ``games`` and ``seed`` plays."""
+def reference_played(spec: NetSpec, games: int, seed: int, luck: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """(games,) scores of ``expectimax`` on the dice a task with ``games`` and ``seed`` plays, and
+    their luck as ``luck`` values it (zeros if none is named)."""
     layout = spec.layout()
-    return simulate(layout, ExpectimaxPlayer(layout), games, seed=seed, check=False)
+    player = ExpectimaxPlayer(layout)
+    if not luck:
+        return simulate(layout, player, games, seed=seed, check=False), np.zeros(games)
+    batch = GameBatch(layout, games, seed=seed)
+    counter = LuckCounter(player, luck_player(luck, spec), batch)
+    return play(batch, [counter], check=False)[:, 0], counter.luck[:, 0]
+
+
+def reference_scores(spec: NetSpec, games: int, seed: int, luck: str = "") -> np.ndarray:
+    """``reference_played``'s scores less their luck: what selection compares with."""
+    scores, counted = reference_played(spec, games, seed, luck)
+    return scores - counted
 
 
 def init_worker(threads: int) -> None:

@@ -74,7 +74,8 @@ def final_check(state: RunState, toolbox: base.Toolbox) -> FinalCheck:
     cell_values = np.stack([m.cell_values for m in members])
     scores, _ = play(toolbox, state, np.asarray(members), cell_values, c.final_games, seed)
     accept_p = c.accept_p if state.incumbent is not None else 0.0
-    return FinalCheck(seed, members, scores, reference_scores(state.spec, c.final_games, seed), accept_p)
+    return FinalCheck(seed, members, scores, reference_scores(state.spec, c.final_games, seed, c.luck),
+                      accept_p)
 
 
 def _selected(member: Individual) -> float | None:

@@ -27,6 +27,7 @@ import numpy as np
 from deap import cma, tools
 
 from evolution.config import CMA_MAX_WEIGHTS, MAX_POPULATION_WEIGHTS, ConfigError, EvolveConfig
+from evolution.evaluate import luck_player
 from evolution.genes import SubspaceStrategy, gene_index
 from evolution.individual import Individual
 from evolution.openai_es import OpenAIES
@@ -180,6 +181,15 @@ def check_size(config: EvolveConfig, spec: NetSpec) -> None:
                           f"{MAX_POPULATION_WEIGHTS:,}; use a smaller population or smaller hidden layers")
 
 
+def check_luck(config: EvolveConfig, spec: NetSpec) -> None:
+    """A ``ConfigError`` unless ``config.luck`` is empty or a search player of ``spec``'s table."""
+    if config.luck:
+        try:
+            luck_player(config.luck, spec)
+        except YambError as error:
+            raise ConfigError(f"luck: {error}") from None
+
+
 def new_state(config: EvolveConfig) -> RunState:
     """Generation 0 of a run: initial genomes (or the strategy), empty logs, seeded random states.
 
@@ -190,6 +200,7 @@ def new_state(config: EvolveConfig) -> RunState:
     config.validate()
     spec = net_spec(config)
     check_size(config, spec)
+    check_luck(config, spec)
     net = spec.build()
     random.seed(config.seed)
     np.random.seed(config.seed % 2**32)

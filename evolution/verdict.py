@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 from deap import base
 
-from evolution.algorithms import play
+from evolution.algorithms import play_counted
 from evolution.config import EvolveConfig
-from evolution.evaluate import FINAL, Task, dice_seed, reference_scores
+from evolution.evaluate import FINAL, Task, dice_seed, reference_played
 from evolution.individual import Individual
 from evolution.state import RunState, expected_cell_values, init_weights, starting_point
 from robo_players.compare import paired_difference
@@ -48,10 +48,13 @@ def start_strength(state: RunState, toolbox: base.Toolbox) -> list[str]:
     c = state.config
     seed = dice_seed(c.seed, FINAL, VERDICT_CHECK)
     genome, values = starting_genome(state)
-    scores, _ = play(toolbox, state, genome[None], values[None], c.final_games, seed)
+    scores, luck, _ = play_counted(toolbox, state, genome[None], values[None], c.final_games, seed)
     mean = summary(scores[0])
     lines = [(f"the start, {describe_start(state)}, scores {mean['mean']:.2f} ± {mean['sem']:.2f} "
               f"on the verdict's {c.final_games:,} games")]
+    if c.luck:
+        adjusted = summary(scores[0] - luck[0])
+        lines[0] += f" ({adjusted['mean']:.2f} ± {adjusted['sem']:.2f} less the luck {c.luck} sees in the dice)"
     if not c.init:
         return lines
     ours, theirs = state.spec, init_weights(c, state.spec).spec
@@ -112,14 +115,24 @@ def verdict_of(evolved: np.ndarray, start: np.ndarray, expectimax: np.ndarray) -
     }
 
 
+def luck_adjusted(evolved: np.ndarray, start: np.ndarray, expectimax: np.ndarray, reference: str) -> dict:
+    """``verdict_of`` the three players' scores less their luck (``reference`` valuing it)."""
+    return {"reference": reference, **verdict_of(evolved, start, expectimax)}
+
+
 def play_verdict(state: RunState, toolbox: base.Toolbox, best: Individual, run_dir: Path) -> dict:
     """``best``, the starting player and expectimax on ``final_games`` fresh games: the run's verdict."""
     c, started = state.config, time.perf_counter()
     seed = dice_seed(c.seed, FINAL, VERDICT_CHECK)
     start_genome, start_values = starting_genome(state)
     genomes = np.stack([np.asarray(best, dtype=np.float64), start_genome])
-    scores, _ = play(toolbox, state, genomes, np.stack([best.cell_values, start_values]), c.final_games, seed)
-    result = verdict_of(scores[0], scores[1], reference_scores(state.spec, c.final_games, seed))
+    scores, luck, _ = play_counted(toolbox, state, genomes, np.stack([best.cell_values, start_values]),
+                                   c.final_games, seed)
+    expectimax, expectimax_luck = reference_played(state.spec, c.final_games, seed, c.luck)
+    result = verdict_of(scores[0], scores[1], expectimax)
+    if c.luck:
+        adjusted = scores - luck
+        result["luck_adjusted"] = luck_adjusted(adjusted[0], adjusted[1], expectimax - expectimax_luck, c.luck)
     return {"games": c.final_games, "seed": seed, "start_player": describe_start(state), **result,
             "play": play_command(state, run_dir), "seconds": time.perf_counter() - started}
 
@@ -149,5 +162,9 @@ def verdict_lines(verdict: dict) -> list[str]:
         d = v[key]
         lines.append(f"  against {other}: {d['mean']:+.1f} ± {d['sem']:.1f} game by game, "
                      f"p = {d['p']:.2g}: {_judge(d)}")
+        if "luck_adjusted" in v:
+            a = v["luck_adjusted"]
+            lines.append(f"    less the luck {a['reference']} sees in the dice: {a[key]['mean']:+.2f} ± "
+                         f"{a[key]['sem']:.2f}, p = {a[key]['p']:.2g}: {_judge(a[key])}")
     lines.append(f"play against it: {v['play']}")
     return lines

@@ -14,11 +14,15 @@ from evolution.config import ConfigError, EvolveConfig, from_preset, to_toml, wi
 from evolution.individual import Individual
 from evolution.run import default_run_dir, evolve, resume, run_lock, start
 from evolution.state import CHECKPOINT, CheckpointError, load_checkpoint, new_state, save_checkpoint
+from robo_players.base import play as play_games
+from robo_players.expectimax import ExpectimaxPlayer
+from robo_players.luck import LuckCounter
 from robo_players.neural.bots import BOTS_DIR, bot_name
-from robo_players.neural.build import load_player
+from robo_players.neural.build import load_player, population_player
 from robo_players.neural.files import load_weights
 from robo_players.simulate import simulate
 from yamb.app.cli import main
+from yamb.engine import GameBatch
 from yamb.errors import YambError
 
 TINY = dict(population=6, games=3, generations=3, hidden="4", final_games=8, hall_of_fame=2, elite=1)
@@ -348,3 +352,38 @@ def test_a_start_from_a_file_is_measured_and_a_changed_search_is_said(tmp_path: 
     assert f"scores {verdict['start']['mean']:.2f} ±" in lines[0]
     assert "changes the start's search: played 0.0 (the file's: 0.6)" in lines[1]
     assert f"the file's own player scores {own:.2f} ±" in lines[1]
+
+
+def test_with_luck_selection_reads_the_scores_less_their_luck_and_the_verdict_gives_both(tmp_path: Path) -> None:
+    """``luck``: a member's fitness is its mean score less its games' luck (the same games played
+    again here without the run, and their luck counted by a ``LuckCounter``); the run resumes
+    exactly, and its verdict adds the luck-adjusted differences, which are tighter than the raw ones."""
+    config = tiny(game="yatzy", player="guided", hidden="2", algorithm="cma", games=4, final_games=60,
+                  luck="expectimax", **NOISE)
+    whole = resumes_exactly(config, tmp_path)
+    state = new_state(config)
+    toolbox = make_toolbox(state)
+    genomes = np.stack([np.asarray(ind) for ind in toolbox.generate()])[:2]
+    cell_values = np.tile(state.cell_values, (2, 1))
+    fitness, _ = play(toolbox, state, genomes, cell_values, 5, 9)
+    layout = state.spec.layout()
+    for genome, row in zip(genomes, fitness):
+        batch = GameBatch(layout, 5, seed=9)
+        counter = LuckCounter(population_player(state.spec, genome[None].astype(np.float32),
+                                                state.cell_values[None].astype(np.float32)),
+                              ExpectimaxPlayer(layout), batch)
+        scores = play_games(batch, [counter], check=False)[:, 0]
+        assert np.allclose(row, scores - counter.luck[:, 0])
+        assert not np.allclose(row, scores)
+    verdict = whole["verdict"]
+    adjusted = verdict["luck_adjusted"]
+    assert adjusted["reference"] == "expectimax"
+    for player in ("evolved", "start", "expectimax"):
+        assert adjusted[player]["std"] < verdict[player]["std"] / 2
+
+
+def test_luck_must_name_a_search_player_of_the_table() -> None:
+    with pytest.raises(ConfigError, match="luck: .*valued by a search player"):
+        new_state(tiny(game="yatzy", luck="greedy"))
+    with pytest.raises(ConfigError, match="luck: unknown player 'nobody'"):
+        new_state(tiny(game="yatzy", luck="nobody"))

@@ -44,7 +44,7 @@ def synthetic_play(task: Task) -> Outcome:
     for genome in task.genomes.astype(np.float64):
         own = np.random.default_rng([task.seed, zlib.crc32(genome.tobytes())]).standard_normal(task.games)
         rows.append(value(genome) + shared_luck(task.games, task.seed) + GAME_SD * own)
-    return Outcome(np.array(rows), np.zeros(task.cell_values.shape[1]))
+    return Outcome(np.array(rows), np.zeros(task.cell_values.shape[1]), np.zeros((len(rows), task.games)))
 
 
 def run(seed: int, **settings) -> RunState:
@@ -59,7 +59,7 @@ def run(seed: int, **settings) -> RunState:
         state.incumbent.cell_values = state.cell_values.copy()
     toolbox = make_toolbox(state)
     toolbox.register("play", synthetic_play)
-    toolbox.register("reference", lambda spec, games, seed: shared_luck(games, seed))
+    toolbox.register("reference", lambda spec, games, seed, luck: shared_luck(games, seed))
     for _ in range(config.generations):
         GENERATIONS[config.algorithm](state, toolbox)
     return state
