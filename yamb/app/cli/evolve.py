@@ -109,7 +109,8 @@ def _heading(state, run_dir) -> str:
 
         part = f", its output layer's biases ({len(gene_index(state.spec, c.genes)):,} of its weights)"
     return (f"run directory {run_dir}: {c.player} player for {c.game} (hidden {c.hidden}){part}, "
-            f"{c.algorithm}, {c.population} x {c.games} games, {c.generations} generation{'s' * (c.generations != 1)}")
+            f"{c.algorithm}, {c.population} x {c.games} games, {c.generations} generation{'s' * (c.generations != 1)}"
+            + (f"; scores less the luck {c.luck} sees in the dice" if c.luck else ""))
 
 
 def _line(state, entry: dict) -> str:
