@@ -317,6 +317,14 @@ def test_the_polish_recipe_starts_from_the_shipped_bot(capsys: pytest.CaptureFix
     assert main(["evolve", "--recipe", "polish", "--preset", "yatzy", "--init", "best", "--out", str(tmp_path / "run"),
                  *tiny]) == 0, capsys.readouterr().err
     assert (tmp_path / "run" / "best.pt").is_file()
+    out = capsys.readouterr().out
+    assert "; scores less the luck best sees in the dice" in out  # the recipe counts the luck
+    assert "    less the luck best sees in the dice: " in out  # and the verdict gives it beside the raw figures
+    line = refused_in_one_line(capsys, ["evolve", "--recipe", "polish", "--preset", "yatzy", "--init", "best",
+                                        "--set", "luck=greedy", "--out", str(tmp_path / "other")])
+    assert line.endswith("luck: the luck of a roll is valued by a search player (expectimax, best, a guided network), "
+                         "not greedy"), line
+    assert not (tmp_path / "other").exists()
 
 
 def test_backend_ray_without_ray_is_refused_before_anything_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -89,15 +89,17 @@ def _changes(args: argparse.Namespace) -> dict:
 
 def _check_before_writing(config) -> None:
     """What would fail once the run directory exists: Ray missing, a network too large for the
-    algorithm, an ``init`` file of another shape (after ``from_init`` took what it names from it)."""
+    algorithm, an ``init`` file of another shape (after ``from_init`` took what it names from it),
+    a ``luck`` that names no search player."""
     from evolution.backends import import_ray
-    from evolution.state import adopt_init, check_size, net_spec, starting_point
+    from evolution.state import adopt_init, check_luck, check_size, net_spec, starting_point
 
     if config.backend == "ray":
         import_ray()
     config = adopt_init(config)
     check_size(config, net_spec(config))
     starting_point(config, net_spec(config))
+    check_luck(config, net_spec(config))
 
 
 def _heading(state, run_dir) -> str:
