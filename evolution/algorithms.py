@@ -23,8 +23,9 @@ Adam on the mean), both linear in the number of weights.
 Every generation rolls new dice, so every individual, elite included, is
 played again; all play the same dice (common random numbers), and so does
 ``expectimax``, the reference. Open cells are valued by the shipped
-expected-score tables in generation 0 and by the averages of the previous
-generation's games afterwards.
+expected-score tables (or the ``init`` file's values) in generation 0 and by
+the averages of the previous generation's games afterwards; with
+``open_cells`` fixed, by generation 0's throughout.
 
 Fitness is the mean score on the generation's dice (with ``luck``, the mean
 of the scores less their luck: ``robo_players.luck``); the hall of fame, which
@@ -132,14 +133,15 @@ def warm_up(state: RunState, toolbox: base.Toolbox) -> float:
 
 def evaluate(toolbox: base.Toolbox, state: RunState, population: list[Individual]) -> float:
     """Play ``population`` and expectimax on this generation's dice: set fitnesses, move
-    ``state.cell_values`` on; returns expectimax's mean score."""
+    ``state.cell_values`` on (``open_cells`` played); returns expectimax's mean score."""
     seed, games = dice_seed(state.config.seed, GENERATION, state.generation), state.games_now()
     cell_values = np.tile(state.cell_values, (len(population), 1))
     scores, cell_means = play(toolbox, state, np.asarray(population), cell_values, games, seed)
     for ind, row in zip(population, scores):
         ind.fitness.values = (float(row.mean()),)
         ind.cell_values = state.cell_values.copy()
-    state.cell_values = cell_means
+    if state.config.open_cells == "played":
+        state.cell_values = cell_means
     return float(toolbox.reference(state.spec, games, seed, state.config.luck).mean())
 
 

@@ -25,6 +25,7 @@ from yamb.errors import YambError, shown
 ALGORITHMS = ("ga", "cma", "sep-cma", "es")  # GA, CMA-ES, separable CMA-ES, the OpenAI evolution strategy
 BACKENDS = ("processes", "ray")  # where the games are played (evolution/backends.py)
 CROSSOVERS = ("blend", "sbx")
+OPEN_CELLS = ("played", "fixed")  # the values of open cells a network reads: moved with play, or the start's
 CMA_MAX_WEIGHTS = 2000  # CMA-ES (cma only) keeps a full covariance matrix: n^2 memory, n^3 time per generation
 MAX_HIDDEN = 4096  # units of a hidden layer
 MAX_LAYERS = 8  # hidden layers
@@ -64,6 +65,7 @@ class EvolveConfig:
     lookahead: int = 1  # guided: turns planned at play time (1: one; 2, 3: robo_players.lookahead), in evolution too
     init: str = ""  # start from this weights file's genome and cell values ("best": the shipped bot); "" fresh
     from_init: list[str] = field(default_factory=list)  # settings of INIT_SETTINGS taken from the init file
+    open_cells: str = "played"  # what the network reads for open cells: the last generation's averages, or the start's
     genes: str = "all"  # the weights evolved: all, or the output layer's biases of the init network (evolution/genes.py)
     # the algorithm
     algorithm: str = "ga"
@@ -158,6 +160,8 @@ class EvolveConfig:
              f"from_init lists settings among {', '.join(INIT_SETTINGS)}, not {self.from_init}"),
             (not self.from_init or self.init, "from_init needs init (a weights file or best)"),
             (self.genes in GENES, f"genes must be one of {', '.join(GENES)}, not {self.genes!r}"),
+            (self.open_cells in OPEN_CELLS, f"open_cells must be one of {', '.join(OPEN_CELLS)}, "
+                                            f"not {self.open_cells!r}"),
             (self.genes == "all" or self.init,
              f"genes = {self.genes!r} evolves part of a start network: it needs init (a weights file or best)"),
             (self.genes == "all" or self.algorithm != "ga",
@@ -187,7 +191,7 @@ PRESETS: dict[str, dict] = {
     # measured and the games grown while it dominates, the result an incumbent replaced only on evidence
     "polish": dict(from_init=list(INIT_SETTINGS), algorithm="sep-cma", population=16, games=300, games_max=2400,
                    reevaluate=4, accept_games=3000, accept_p=0.01, cma_sigma=0.005, generations=60,
-                   hall_of_fame=1, final_games=10000, luck="best"),
+                   hall_of_fame=1, final_games=10000, luck="best", open_cells="fixed"),
     # the long run: the search-guided player, improved from expectimax-played by CMA-ES (hours; add --workers)
     "full": dict(player="guided", hidden=[8], played=0.6, algorithm="cma", population=50, games=200,
                  generations=150, cma_sigma=0.02, final_games=10000),

@@ -387,3 +387,19 @@ def test_luck_must_name_a_search_player_of_the_table() -> None:
         new_state(tiny(game="yatzy", luck="greedy"))
     with pytest.raises(ConfigError, match="luck: unknown player 'nobody'"):
         new_state(tiny(game="yatzy", luck="nobody"))
+
+
+def test_open_cells_fixed_keeps_the_start_values_that_played_moves(tmp_path: Path) -> None:
+    """``open_cells``: "played" values open cells by the last generation's averages, "fixed" by the
+    start's throughout (a fitted network was trained on those: moved, they cost it points)."""
+    start_values = {}
+    for mode in ("played", "fixed"):
+        config = tiny(game="yatzy", player="guided", hidden="2", algorithm="cma", generations=2, open_cells=mode)
+        state = new_state(config)
+        start_values[mode] = state.cell_values.copy()
+        evolve(state, tmp_path / mode, None)
+        after = load_checkpoint(tmp_path / mode).cell_values
+        assert np.array_equal(after, start_values[mode]) == (mode == "fixed"), mode
+    assert np.array_equal(start_values["played"], start_values["fixed"])
+    with pytest.raises(ConfigError, match="open_cells must be one of played, fixed, not 'moving'"):
+        tiny(open_cells="moving").validate()
