@@ -25,10 +25,10 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 
 from robo_players.base import Player
-from robo_players.cell_values import LEVELS, ONE, column_values
+from robo_players.cell_values import LEVELS, ONE
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.registry import make_player
-from robo_players.search.correction import NO_CORRECTION, correct
+from robo_players.search.correction import NO_CORRECTION, corrected_values
 from robo_players.search.lanes import new_lanes, new_queue, plan_slot_values
 from robo_players.search.turn import Work, _best_ending, _queue_turn
 from robo_players.search.values import best_announcements, best_fills
@@ -60,14 +60,7 @@ def _hand_values(i, g, state, consts, tables, adjust, work, queue, lanes, best, 
     n_cols, n_rows = consts.order.shape[0], consts.n_rows
     lin, num, bits = work.lin, work.num, work.bits
     p = player[g]
-    full = (1 << n_rows) - 1
-    for c in range(n_cols):
-        own = filled[g, p, c]
-        if own != full:
-            column_values(filled, cells, g, p, c, tables.expected, tables.variance, tables.bonus_levels,
-                          tables.level_score, tables.params, lin, num)
-            if adjust.outputs.shape[0]:
-                correct(adjust, i, c, own, lin, num)
+    corrected_values(filled, cells, g, p, tables, adjust, i, lin, num)
     left = state.rolls_allowed[g] - state.roll[g]
     n_multisets = best.shape[0]
     any_roll = False
@@ -106,6 +99,7 @@ def _hand_values(i, g, state, consts, tables, adjust, work, queue, lanes, best, 
 
 @njit(cache=True)
 def _luck_range(start, stop, games, kept, state, consts, tables, outcome_prob, adjust, out):
+    """``roll_luck`` of ``games[start:stop]``, with one chunk's work buffers."""
     n_cols, n_rows = consts.order.shape[0], consts.n_rows
     n_multisets = tables.levels.shape[0]
     rolls = max(consts.rolls, consts.last_turn_rolls)

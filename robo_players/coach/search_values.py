@@ -13,8 +13,8 @@ import numpy as np
 from numba import njit
 
 from expected_scores.turn import _keep_values
-from robo_players.cell_values import LEVELS, ONE, column_estimate, column_values
-from robo_players.search.correction import correct
+from robo_players.cell_values import LEVELS, ONE, column_estimate
+from robo_players.search.correction import corrected_values
 from robo_players.search.lanes import new_lanes, new_queue, plan_slots
 from robo_players.search.turn import Work, _best_ending, _queue_turn
 from robo_players.search.values import announce_value, fill_value
@@ -32,7 +32,6 @@ def action_values(games, state, consts, tables, adjust, out):
     n_cells, n_keeps = n_cols * n_rows, len(consts.keep_size)
     n_multisets = tables.levels.shape[0]
     rolls = max(consts.rolls, consts.last_turn_rolls)
-    full = (1 << n_rows) - 1
     work = Work(np.zeros((n_cols, n_rows, 2)), np.zeros((n_cols, N_NUMBER_ROWS, LEVELS)),
                 np.empty((n_cells, 2), dtype=np.int64), np.zeros((1, 2, n_cols), dtype=np.uint32),
                 np.empty(1, dtype=np.int64))
@@ -45,13 +44,7 @@ def action_values(games, state, consts, tables, adjust, out):
         g = games[i]
         p, m = player[g], dice[g]
         must, may_roll = kernels.decide(state, consts, g, bits, 0)
-        for c in range(n_cols):
-            own = filled[g, p, c]
-            if own != full:
-                column_values(filled, cells, g, p, c, tables.expected, tables.variance, tables.bonus_levels,
-                              tables.level_score, tables.params, lin, num)
-                if adjust.outputs.shape[0]:
-                    correct(adjust, i, c, own, lin, num)
+        corrected_values(filled, cells, g, p, tables, adjust, i, lin, num)
         left = state.rolls_allowed[g] - state.roll[g]
         for c in range(n_cols):
             own = filled[g, p, c]

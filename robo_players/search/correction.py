@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from robo_players.cell_values import ONE
+from robo_players.cell_values import ONE, column_values
 from yamb.rules import N_NUMBER_ROWS
 
 NO_AFTER = np.zeros((0, 0, 0, 0))  # nothing added after the correction
@@ -76,3 +76,17 @@ def corrected_column(c, own, plain_lin, plain_num, adjust, i, lin, num):
             num[c, r, k] = plain_num[c, r, k]
     if adjust.outputs.shape[0]:
         correct(adjust, i, c, own, lin, num)
+
+
+@njit(cache=True, inline="always")
+def corrected_values(filled, cells, g, p, tables, adjust, i, lin, num):
+    """The values of player ``p``'s open columns in game ``g`` into ``lin`` and ``num``, computed
+    afresh (``column_values``) and corrected by row ``i`` of ``adjust``."""
+    full = (1 << lin.shape[1]) - 1
+    for c in range(lin.shape[0]):
+        own = filled[g, p, c]
+        if own != full:
+            column_values(filled, cells, g, p, c, tables.expected, tables.variance, tables.bonus_levels,
+                          tables.level_score, tables.params, lin, num)
+            if adjust.outputs.shape[0]:
+                correct(adjust, i, c, own, lin, num)
