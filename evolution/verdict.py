@@ -43,7 +43,8 @@ def starting_genome(state: RunState) -> tuple[np.ndarray, np.ndarray]:
 
 def start_strength(state: RunState, toolbox: base.Toolbox) -> list[str]:
     """The start's mean on the verdict's games, played before generation 1 (the same games, so the
-    same mean the verdict will show), and, when the run plays an ``init`` file with another search
+    same mean the verdict will show); for an ``init`` file whose open cells will move with play
+    (``open_cells`` played), a line saying so; and, when the run plays the file with another search
     (``played``, ``bonus``, ``exact``) than the file's, one line saying so with the file's own mean."""
     c = state.config
     seed = dice_seed(c.seed, FINAL, VERDICT_CHECK)
@@ -57,6 +58,9 @@ def start_strength(state: RunState, toolbox: base.Toolbox) -> list[str]:
         lines[0] += f" ({adjusted['mean']:.2f} ± {adjusted['sem']:.2f} less the luck {c.luck} sees in the dice)"
     if not c.init:
         return lines
+    if c.open_cells == "played":
+        lines.append("from generation 2 its network reads the last generation's averages for open cells, not the "
+                     "file's values (a fitted network loses about a point so); --set open_cells=fixed keeps them")
     ours, theirs = state.spec, init_weights(c, state.spec).spec
     changed = [f"{name} {getattr(ours, name)} (the file's: {getattr(theirs, name)})"
                for name in ("played", "bonus", "exact") if getattr(ours, name) != getattr(theirs, name)]

@@ -350,8 +350,9 @@ def test_a_start_from_a_file_is_measured_and_a_changed_search_is_said(tmp_path: 
     layout = load_weights(file).spec.layout()
     own = simulate(layout, load_player(first / "best.pt", layout), verdict["games"], seed=verdict["seed"]).mean()
     assert f"scores {verdict['start']['mean']:.2f} ±" in lines[0]
-    assert "changes the start's search: played 0.0 (the file's: 0.6)" in lines[1]
-    assert f"the file's own player scores {own:.2f} ±" in lines[1]
+    assert "reads the last generation's averages for open cells" in lines[1]  # open_cells played
+    assert "changes the start's search: played 0.0 (the file's: 0.6)" in lines[2]
+    assert f"the file's own player scores {own:.2f} ±" in lines[2]
 
 
 def test_with_luck_selection_reads_the_scores_less_their_luck_and_the_verdict_gives_both(tmp_path: Path) -> None:
