@@ -32,7 +32,8 @@ def outcome_chances(n_dice: int, kept: tuple[int, ...]) -> dict[tuple[int, ...],
 
 def positions(preset: str, games: int, seed: int) -> tuple[GameBatch, list[tuple[int, int]]]:
     """A batch of ``best``'s games stopped part-way, and (game, keep) rolls to try at its decisions
-    where a roll is allowed: every die thrown again (even games), the keep ``best`` chooses (odd)."""
+    where a roll is allowed: every die thrown again (even games), the keep ``best`` chooses (odd; the
+    largest legal keep where it would fill now)."""
     lay = layout(rules(preset))
     batch = GameBatch(lay, games, seed=seed)
     player = make_player("best", lay)
@@ -43,15 +44,17 @@ def positions(preset: str, games: int, seed: int) -> tuple[GameBatch, list[tuple
         if len(active):
             batch.step(player.act(batch, active), active)
     actions = player.act(batch, np.arange(games))
+    legal = batch.legal_actions(np.arange(games))
     tries = []
     for g, action in enumerate(actions):
-        keep = int(action) - lay.n_cells
-        if not batch.decisions(np.array([g])).may_roll[0]:
+        keeps = np.flatnonzero(legal[g, lay.n_cells : lay.n_cells + lay.n_keeps])
+        if not len(keeps):
             continue
+        keep = int(action) - lay.n_cells
         if g % 2 == 0:
             tries.append((g, FRESH))
-        elif 0 <= keep < lay.n_keeps:
-            tries.append((g, keep))
+        else:  # best's keep, or where it fills now the largest keep it may roll from
+            tries.append((g, keep if keep in keeps else int(keeps[-1])))
     return batch, tries
 
 
