@@ -119,11 +119,6 @@ def verdict_of(evolved: np.ndarray, start: np.ndarray, expectimax: np.ndarray) -
     }
 
 
-def luck_adjusted(evolved: np.ndarray, start: np.ndarray, expectimax: np.ndarray, reference: str) -> dict:
-    """``verdict_of`` the three players' scores less their luck (``reference`` valuing it)."""
-    return {"reference": reference, **verdict_of(evolved, start, expectimax)}
-
-
 def play_verdict(state: RunState, toolbox: base.Toolbox, best: Individual, run_dir: Path) -> dict:
     """``best``, the starting player and expectimax on ``final_games`` fresh games: the run's verdict."""
     c, started = state.config, time.perf_counter()
@@ -136,7 +131,8 @@ def play_verdict(state: RunState, toolbox: base.Toolbox, best: Individual, run_d
     result = verdict_of(scores[0], scores[1], expectimax)
     if c.luck:
         adjusted = scores - luck
-        result["luck_adjusted"] = luck_adjusted(adjusted[0], adjusted[1], expectimax - expectimax_luck, c.luck)
+        result["luck_adjusted"] = {"reference": c.luck,
+                                   **verdict_of(adjusted[0], adjusted[1], expectimax - expectimax_luck)}
     return {"games": c.final_games, "seed": seed, "start_player": describe_start(state), **result,
             "play": play_command(state, run_dir), "seconds": time.perf_counter() - started}
 

@@ -21,7 +21,7 @@ from robo_players.base import Player
 from robo_players.cell_values import LEVELS, column_values
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.lookahead import LookaheadPlayer
-from robo_players.search.correction import NO_CORRECTION, correct
+from robo_players.search.correction import correct, corrections_of
 from robo_players.search.values import fill_value
 from yamb.engine import GameBatch, single_thread
 from yamb.game import Cell, Game
@@ -55,9 +55,8 @@ def fill_values(player: ExpectimaxPlayer | LookaheadPlayer, batch: GameBatch, ga
     mover with the dice now (its corrections included, computed for ``games``; a look-ahead
     player's include the next turns)."""
     games = np.asarray(games, dtype=np.int64)
-    corrections = getattr(player, "corrections", None)
     with single_thread():
-        adjust = corrections(batch, games) if corrections is not None else NO_CORRECTION
+        adjust = corrections_of(player, batch, games)
     out = np.empty(len(games))
     _fill_values(games, np.asarray(fills, dtype=np.int64), batch.state, batch.constants, player.tables,
                  adjust, out)

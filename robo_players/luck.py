@@ -25,18 +25,17 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 
 from robo_players.base import Player
-from robo_players.cell_values import LEVELS, ONE
+from robo_players.cell_values import ONE
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.registry import make_player
-from robo_players.search.correction import NO_CORRECTION, corrected_values
+from robo_players.search.correction import corrected_values, corrections_of
 from robo_players.search.lanes import new_lanes, new_queue, plan_slot_values
-from robo_players.search.turn import Work, _best_ending, _queue_turn
+from robo_players.search.turn import _best_ending, _queue_turn, new_work
 from robo_players.search.values import best_announcements, best_fills
 from yamb import kernels
 from yamb.engine import GameBatch, threads_for
 from yamb.errors import YambError
 from yamb.layout import Layout
-from yamb.rules import N_NUMBER_ROWS
 
 CHUNKS_PER_THREAD = 4
 FRESH = 0  # the keep of a roll of every die: the empty keep (``DiceTables.keeps[0]``)
@@ -103,9 +102,7 @@ def _luck_range(start, stop, games, kept, state, consts, tables, outcome_prob, a
     n_cols, n_rows = consts.order.shape[0], consts.n_rows
     n_multisets = tables.levels.shape[0]
     rolls = max(consts.rolls, consts.last_turn_rolls)
-    work = Work(np.zeros((n_cols, n_rows, 2)), np.zeros((n_cols, N_NUMBER_ROWS, LEVELS)),
-                np.empty((n_cols * n_rows, 2), dtype=np.int64), np.zeros((1, 2, n_cols), dtype=np.uint32),
-                np.empty(1, dtype=np.int64))
+    work = new_work(n_cols, n_rows, 1)
     queue = new_queue(rolls, n_multisets, consts.pure_hand)
     lanes = new_lanes(rolls, n_multisets, len(consts.keep_size), consts.pure_hand)
     best = np.empty(n_multisets)
@@ -149,10 +146,9 @@ def luck_of(reference: ExpectimaxPlayer, batch: GameBatch, games: np.ndarray, ke
     """(n,) the luck of the roll that gave each of ``games`` its hand, rolled from keep ``kept``
     (``FRESH``: every die), as ``reference`` values the hands (``roll_luck``)."""
     games, kept = np.asarray(games, dtype=np.int64), np.asarray(kept, dtype=np.int64)
-    corrections = getattr(reference, "corrections", None)
     out = np.empty(len(games))
     with threads_for(len(games)):
-        adjust = corrections(batch, games) if corrections is not None else NO_CORRECTION
+        adjust = corrections_of(reference, batch, games)
         roll_luck(games, kept, batch.state, batch.constants, reference.tables, batch.rules.dice.outcome_prob,
                   adjust, out, min(len(games), CHUNKS_PER_THREAD * get_num_threads()))
     return out

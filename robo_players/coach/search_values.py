@@ -13,13 +13,12 @@ import numpy as np
 from numba import njit
 
 from expected_scores.turn import _keep_values
-from robo_players.cell_values import LEVELS, ONE, column_estimate
+from robo_players.cell_values import ONE, column_estimate
 from robo_players.search.correction import corrected_values
 from robo_players.search.lanes import new_lanes, new_queue, plan_slots
-from robo_players.search.turn import Work, _best_ending, _queue_turn
+from robo_players.search.turn import _best_ending, _queue_turn, new_work
 from robo_players.search.values import announce_value, fill_value
 from yamb import kernels
-from yamb.rules import N_NUMBER_ROWS
 
 
 @njit(cache=True)
@@ -32,9 +31,7 @@ def action_values(games, state, consts, tables, adjust, out):
     n_cells, n_keeps = n_cols * n_rows, len(consts.keep_size)
     n_multisets = tables.levels.shape[0]
     rolls = max(consts.rolls, consts.last_turn_rolls)
-    work = Work(np.zeros((n_cols, n_rows, 2)), np.zeros((n_cols, N_NUMBER_ROWS, LEVELS)),
-                np.empty((n_cells, 2), dtype=np.int64), np.zeros((1, 2, n_cols), dtype=np.uint32),
-                np.empty(1, dtype=np.int64))
+    work = new_work(n_cols, n_rows, 1)
     lin, num, bits = work.lin, work.num, work.bits
     queue = new_queue(rolls, n_multisets, consts.pure_hand)
     lanes = new_lanes(rolls, n_multisets, n_keeps, consts.pure_hand)

@@ -26,7 +26,7 @@ from robo_players.coach.search_values import action_values, estimates
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.lookahead import LookaheadPlayer
 from robo_players.registry import make_player
-from robo_players.search.correction import NO_CORRECTION
+from robo_players.search.correction import corrections_of
 from yamb.engine import GameBatch, single_thread
 from yamb.errors import YambError
 from yamb.layout import Layout
@@ -94,10 +94,9 @@ class SearchCoach:
     def values(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         """(n, A) estimated final scores after each legal action of ``games`` (``-inf``: illegal)."""
         games = np.asarray(games, dtype=np.int64)
-        corrections = getattr(self.player, "corrections", None)
         tables = self.player.tables
         with single_thread():
-            adjust = corrections(batch, games) if corrections is not None else NO_CORRECTION
+            adjust = corrections_of(self.player, batch, games)
             out = np.full((len(games), self.layout.n_actions), -np.inf)
             action_values(games, batch.state, batch.constants, tables, adjust, out)
             base = np.empty(len(games))

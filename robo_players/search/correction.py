@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from robo_players.cell_values import ONE, column_values
+from yamb.engine import GameBatch
 from yamb.rules import N_NUMBER_ROWS
 
 NO_AFTER = np.zeros((0, 0, 0, 0))  # nothing added after the correction
@@ -34,6 +35,13 @@ class Correction(NamedTuple):
 
 
 NO_CORRECTION = Correction(np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int64), 1.0)  # expectimax
+
+
+def corrections_of(player: object, batch: GameBatch, games: np.ndarray) -> Correction:
+    """The corrections ``player`` searches ``games`` of ``batch`` with (its ``corrections``), or
+    ``NO_CORRECTION`` for a player without (``expectimax``)."""
+    corrections = getattr(player, "corrections", None)
+    return corrections(batch, games) if corrections is not None else NO_CORRECTION
 
 
 @njit(cache=True, inline="always")

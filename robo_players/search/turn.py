@@ -48,6 +48,14 @@ class Work(NamedTuple):
     start: np.ndarray  # (BLOCK,) int64
 
 
+@njit(cache=True)
+def new_work(n_cols, n_rows, slots):
+    """A chunk's ``Work`` for a table of ``n_cols`` x ``n_rows`` cells and ``slots`` queue slots."""
+    return Work(np.zeros((n_cols, n_rows, 2)), np.zeros((n_cols, N_NUMBER_ROWS, LEVELS)),
+                np.empty((n_cols * n_rows, 2), dtype=np.int64), np.zeros((slots, 2, n_cols), dtype=np.uint32),
+                np.empty(slots, dtype=np.int64))
+
+
 @njit(cache=True, inline="always")
 def _game_values(i, g, p, filled, cells, tables, plans, adjust, lin, num):
     """The corrected values of player ``p``'s open columns in game ``g`` (row ``i`` of
@@ -204,9 +212,7 @@ def _search_range(start, stop, games, state, consts, tables, plans, actions, adj
     n_cols, n_rows = consts.order.shape[0], consts.n_rows
     n_multisets = tables.levels.shape[0]
     rolls = plans.keep.shape[1] + 1
-    work = Work(np.zeros((n_cols, n_rows, 2)), np.zeros((n_cols, N_NUMBER_ROWS, LEVELS)),
-                np.empty((n_cols * n_rows, 2), dtype=np.int64), np.empty((BLOCK, 2, n_cols), dtype=np.uint32),
-                np.empty(BLOCK, dtype=np.int64))
+    work = new_work(n_cols, n_rows, BLOCK)
     queue = new_queue(rolls, n_multisets, consts.pure_hand)
     lanes = new_lanes(rolls, n_multisets, len(consts.keep_size), consts.pure_hand)
     filled, cells, dice, roll, rolls_allowed = state.filled, state.cells, state.dice, state.roll, state.rolls_allowed
