@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from robo_players.base import play
-from robo_players.compare import paired_difference
+from robo_players.compare import paired_difference, play_games
 from robo_players.lookahead import LookaheadPlayer
+from robo_players.luck import luck_reference
 from robo_players.neural.afterstate_values import afterstate_lambda_targets, afterstate_targets
 from robo_players.neural.returns import (
     Returns,
@@ -120,9 +121,10 @@ def test_fit_afterstates_refuses_bad_input_in_one_line(tmp_path, capsys, argv: l
 @pytest.mark.slow
 def test_the_shipped_yamb_values_beat_best_on_the_same_dice() -> None:
     """yamb's ``best-values`` (after-state values) was shipped for beating ``best``: on 4,000 games
-    of dice no fit or measurement used, paired, by more than three standard errors."""
+    of dice no fit or measurement used, paired and less the luck of the dice, by more than three
+    standard errors."""
     lay = layout(rules("yamb"))
-    values = simulate(lay, make_player("best-values", lay), 4000, seed=31)
-    best = simulate(lay, make_player("best", lay), 4000, seed=31)
-    diff = paired_difference(values, best)
+    luck = luck_reference("best", lay)
+    values, best = (play_games(lay, make_player(name, lay), 4000, seed=31, luck=luck) for name in ("best-values", "best"))
+    diff = paired_difference(values.scores - values.luck, best.scores - best.luck)
     assert diff["mean"] > 3 * diff["sem"], diff

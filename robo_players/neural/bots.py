@@ -10,6 +10,9 @@ default bot is ``best``, works on every table).
 (kind ``direct``: trained to imitate ``best``, then evolved), from
 ``robo_players/bots/direct/``, named the same way; a table without one is an
 error.
+
+``robo_players/bots/previous/`` keeps the bots that shipped ones replaced, named the same way:
+the runs that made their successors start from them (``--init FILE``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from yamb.layout import Layout
 
 BOTS_DIR = Path(__file__).resolve().parent.parent / "bots"
 DIRECT_BOTS_DIR = BOTS_DIR / "direct"
+PREVIOUS_BOTS_DIR = BOTS_DIR / "previous"
 SUFFIX = ".safetensors"
 
 

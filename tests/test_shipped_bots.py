@@ -1,0 +1,27 @@
+"""A shipped bot replaced its predecessor (kept in ``robo_players/bots/previous``) for beating it: on
+games of dice no run or measurement used, paired and less the luck of the dice, by more than three
+standard errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from robo_players.compare import paired_difference, play_games
+from robo_players.luck import luck_reference
+from robo_players.neural.bots import BOTS_DIR, PREVIOUS_BOTS_DIR, bot_name
+from robo_players.neural.build import load_player
+from yamb.layout import layout
+from yamb.rules import rules
+
+GAMES = {"yamb": 3000, "yatzy": 20000}  # the yamb bot gained about 2.3 points, the Yatzy bot about 0.3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", sorted(GAMES))
+def test_the_shipped_bot_beats_the_one_it_replaced(preset: str) -> None:
+    lay = layout(rules(preset))
+    luck = luck_reference("best", lay)
+    shipped, previous = (play_games(lay, load_player(path / bot_name(lay), lay), GAMES[preset], seed=43, luck=luck)
+                         for path in (BOTS_DIR, PREVIOUS_BOTS_DIR))
+    diff = paired_difference(shipped.scores - shipped.luck, previous.scores - previous.luck)
+    assert diff["mean"] > 3 * diff["sem"], diff
