@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from yamb.app.cli import options
 from yamb.app.cli.compiling import said
@@ -33,6 +36,25 @@ OVERRIDES = (  # (flag, setting, type, help)
     ("--init", "init", str, "start from this weights file (or 'best', the shipped bot) instead of afresh"),
 )
 DEFAULT_RECIPE = "quick"
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a scheduler's or ``kill``'s stop): the run stops as on Ctrl-C, its workers shut down
+    and its last checkpoint kept, with exit code 143."""
+
+
+@contextmanager
+def stop_on_sigterm() -> Iterator[None]:
+    """SIGTERM raises ``Terminated`` in the main thread while the block runs."""
+
+    def stop(_signum: int, _frame: object) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -187,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
     columns = (TextColumn("[bold]generation"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     new_directory = not args.resume and not run_dir.exists()
     try:
-        with run_lock(run_dir, create=not args.resume):
+        with stop_on_sigterm(), run_lock(run_dir, create=not args.resume):
             if args.resume:
                 state = resume(run_dir, changes)
                 show(console, f"resuming {run_dir} after generation {state.generation}")
@@ -216,15 +238,16 @@ def run(args: argparse.Namespace) -> int:
                              f"expectimax on {state.config.final_games:,} fresh games each")
 
                 result = evolve(state, run_dir, report, lambda line: show(progress.console, line))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
+        how = "stopped (SIGTERM)" if isinstance(stop, Terminated) else "interrupted"
         if is_run(run_dir):
-            print(f"yamb evolve: interrupted; continue with: yamb evolve --resume {run_dir}", file=sys.stderr)
+            print(f"yamb evolve: {how}; continue with: yamb evolve --resume {run_dir}", file=sys.stderr)
         else:
             if new_directory:
                 discard_unsaved(run_dir)
-            print("yamb evolve: interrupted before the run saved anything; run the same command to start it again",
+            print(f"yamb evolve: {how} before the run saved anything; run the same command to start it again",
                   file=sys.stderr)
-        return 130
+        return 143 if isinstance(stop, Terminated) else 130
     except Exception:
         if new_directory:
             discard_unsaved(run_dir)  # a new run that failed before it saved anything leaves no folder behind
