@@ -34,6 +34,13 @@ class Results:
     rows: np.ndarray
     luck: np.ndarray | None = None  # (games,) the luck of each game's dice (``robo_players.luck``), if counted
 
+    @property
+    def adjusted(self) -> np.ndarray:
+        """(games,) the scores less the luck of their dice (the luck must have been counted)."""
+        if self.luck is None:
+            raise ValueError("the luck was not counted: play the games with a luck reference")
+        return self.scores - self.luck
+
 
 def play_games(
     layout: Layout,
@@ -112,9 +119,8 @@ def report(layout: Layout, results: dict[str, Results]) -> dict[str, dict]:
             "mann_whitney_p": {o: mann_whitney_p(res.scores, r.scores) for o, r in others.items()},
         }
         if res.luck is not None:
-            adjusted = res.scores - res.luck
-            out[name]["adjusted"] = summary(adjusted)
-            out[name]["adjusted_difference"] = {o: paired_difference(adjusted, r.scores - r.luck)
+            out[name]["adjusted"] = summary(res.adjusted)
+            out[name]["adjusted_difference"] = {o: paired_difference(res.adjusted, r.adjusted)
                                                 for o, r in others.items()}
     return out
 

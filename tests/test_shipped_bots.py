@@ -23,5 +23,5 @@ def test_the_shipped_bot_beats_the_one_it_replaced(preset: str) -> None:
     luck = luck_reference("best", lay)
     shipped, previous = (play_games(lay, load_player(path / bot_name(lay), lay), GAMES[preset], seed=43, luck=luck)
                          for path in (BOTS_DIR, PREVIOUS_BOTS_DIR))
-    diff = paired_difference(shipped.scores - shipped.luck, previous.scores - previous.luck)
+    diff = paired_difference(shipped.adjusted, previous.adjusted)
     assert diff["mean"] > 3 * diff["sem"], diff
