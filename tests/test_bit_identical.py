@@ -6,9 +6,8 @@ The results in ``tests/data/bit_identical.json`` were recorded from commit
     PYTHONPATH=$PWD python tests/test_bit_identical.py --write
 
 (``play/yamb/best``, ``play/jamb6/best`` and ``play/yatzy/best`` since newer
-bots replaced those of 8bdff37, last the jamb6 bot of 2026-11-26 and the yamb
-and Yatzy bots the polish recipe carried on, 2026-11-27: the same play code,
-other bots. The cases of ``direct-deep``
+bots replaced those of 8bdff37, last the yamb, Yatzy and jamb6 bots the
+polish recipe carried on, 2026-11-27: the same play code, other bots. The cases of ``direct-deep``
 and ``population/direct/yamb-special`` were recorded from df2da3f, whose play
 is 8bdff37's on every other case, before the direct player's kernels changed.)
 
