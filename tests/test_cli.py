@@ -108,6 +108,26 @@ def test_progress_goes_to_a_terminal_s_stderr_and_json_stays_pure(command: list[
     assert "greedy" in shown.stderr
 
 
+def test_rounds_off_a_terminal_say_each_tenth_of_the_games() -> None:
+    """``yamb fit`` and ``imitate`` into a log: no bar is drawn there, so a line at each tenth of a round."""
+    import io
+
+    from rich.console import Console
+
+    from yamb.app.cli.rounds import rounds_progress
+
+    console = Console(file=io.StringIO(), force_terminal=False)
+    with rounds_progress(console, 1000) as (say, advance):
+        for r in (1, 2):
+            say(f"round {r}/2: 1,000 games played by expectimax")
+            for _ in range(20):
+                advance(50)
+    lines = [line for line in console.file.getvalue().splitlines() if line]  # type: ignore[attr-defined]
+    tenths = [f"  {n:,} of 1,000 games" for n in range(100, 1001, 100)]
+    assert [line.partition("  (")[0] for line in lines] == [
+        "round 1/2: 1,000 games played by expectimax", *tenths, "round 2/2: 1,000 games played by expectimax", *tenths]
+
+
 # ---------------------------------------------------------------- the command line's classes of bad input
 # (in this process, through main(): each case is refused while the arguments are read, before any game)
 
