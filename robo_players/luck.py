@@ -29,7 +29,7 @@ from robo_players.cell_values import ONE
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.registry import make_player
 from robo_players.search.correction import corrected_values, corrections_of
-from robo_players.search.lanes import new_lanes, new_queue, plan_slot_values
+from robo_players.search.lanes import BLOCK, new_lanes, new_queue, plan_slot_values
 from robo_players.search.turn import _best_ending, _queue_turn, new_work
 from robo_players.search.values import best_announcements, best_fills
 from yamb import kernels
@@ -51,10 +51,11 @@ def _decision(g, p, h, state, consts, bits):
 
 
 @njit(cache=True)
-def _hand_values(i, g, state, consts, tables, adjust, work, queue, lanes, best, may):
-    """``best[h]``: the reference's value of holding hand ``h`` now in game ``g`` (its best ending,
-    or its plan for the rest of the turn where the rules let it roll); its cell values corrected
-    by row ``i`` of ``adjust``. Returns the values (an array of the hands)."""
+def _hand_values(i, g, q, state, consts, tables, adjust, work, queue, best, may):
+    """``best[h]``: the reference's value of holding hand ``h`` now in game ``g`` as far as its
+    endings now go, its cell values corrected by row ``i`` of ``adjust``; ``may[h]``: whether the
+    rules let it roll on, and then the turn is queued in slot ``q`` for its plan (``_plan_hands``).
+    Returns whether it was queued."""
     filled, cells, player = state.filled, state.cells, state.player
     n_cols, n_rows = consts.order.shape[0], consts.n_rows
     lin, num, bits = work.lin, work.num, work.bits
@@ -82,39 +83,73 @@ def _hand_values(i, g, state, consts, tables, adjust, work, queue, lanes, best, 
                 if (bits[0, 1, c] >> np.uint32(r)) & ONE:
                     best_announcements(best, c, r, left, tables, lin, num)
     if not any_roll:
-        return best
+        return False
     target = state.announced[g] if state.announced[g] >= 0 else state.answer[g]
     m = state.dice[g]
-    _queue_turn(0, g, p, m, left, best[m], target, state, consts, tables, queue, work)
+    _queue_turn(q, g, p, m, left, best[m], target, state, consts, tables, queue, work)
     for h in range(n_multisets):
-        queue.options[0, 0, h] = best[h]
-    lanes.slot[0] = 0
-    value = plan_slot_values(queue, lanes, 1, left + 1, tables)
-    for h in range(n_multisets):
-        if may[h]:
-            best[h] = value[0, h, 0]
-    return best
+        queue.options[q, 0, h] = best[h]
+    return True
+
+
+@njit(cache=True, inline="always")
+def _roll_luck(value, k, hand, outcome_prob):
+    """The luck of rolling ``hand`` from keep ``k``: its value less the mean over the outcomes."""
+    expected = 0.0
+    for h in range(value.shape[0]):
+        expected += outcome_prob[k, h] * value[h]
+    return value[hand] - expected
+
+
+@njit(cache=True)
+def _plan_hands(n_queued, queue, lanes, tables, best, may, index, games, kept, state, outcome_prob, out):
+    """Plan the ``n_queued`` queued turns, those of a roll count together in lanes; each hand the
+    rules let roll on is worth its plan's value, and the luck of slot ``q``'s roll goes to
+    ``out[index[q]]``."""
+    for layers in range(2, queue.options.shape[1] + 1):
+        n_lanes = 0
+        for q in range(n_queued):
+            if queue.layers[q] == layers:
+                lanes.slot[n_lanes] = q
+                n_lanes += 1
+        if n_lanes == 0:
+            continue
+        value = plan_slot_values(queue, lanes, n_lanes, layers, tables)
+        for lane in range(n_lanes):
+            q = lanes.slot[lane]
+            for h in range(best.shape[1]):
+                if may[q, h]:
+                    best[q, h] = value[0, h, lane]
+            i = index[q]
+            out[i] = _roll_luck(best[q], kept[i], state.dice[games[i]], outcome_prob)
 
 
 @njit(cache=True)
 def _luck_range(start, stop, games, kept, state, consts, tables, outcome_prob, adjust, out):
-    """``roll_luck`` of ``games[start:stop]``, with one chunk's work buffers."""
+    """``roll_luck`` of ``games[start:stop]``, with one chunk's work buffers: the turns that may
+    roll on planned ``BLOCK`` at a time."""
     n_cols, n_rows = consts.order.shape[0], consts.n_rows
     n_multisets = tables.levels.shape[0]
     rolls = max(consts.rolls, consts.last_turn_rolls)
     work = new_work(n_cols, n_rows, 1)
     queue = new_queue(rolls, n_multisets, consts.pure_hand)
     lanes = new_lanes(rolls, n_multisets, len(consts.keep_size), consts.pure_hand)
-    best = np.empty(n_multisets)
-    may = np.empty(n_multisets, dtype=np.bool_)
+    best = np.empty((BLOCK, n_multisets))
+    may = np.empty((BLOCK, n_multisets), dtype=np.bool_)
+    index = np.empty(BLOCK, dtype=np.int64)  # the game (index into ``games``) of each queue slot
+    n_queued = 0
     for i in range(start, stop):
         g = games[i]
-        value = _hand_values(i, g, state, consts, tables, adjust, work, queue, lanes, best, may)
-        expected = 0.0
-        k = kept[i]
-        for h in range(n_multisets):
-            expected += outcome_prob[k, h] * value[h]
-        out[i] = value[state.dice[g]] - expected
+        if not _hand_values(i, g, n_queued, state, consts, tables, adjust, work, queue, best[n_queued],
+                            may[n_queued]):
+            out[i] = _roll_luck(best[n_queued], kept[i], state.dice[g], outcome_prob)
+            continue
+        index[n_queued] = i
+        n_queued += 1
+        if n_queued == BLOCK:
+            _plan_hands(n_queued, queue, lanes, tables, best, may, index, games, kept, state, outcome_prob, out)
+            n_queued = 0
+    _plan_hands(n_queued, queue, lanes, tables, best, may, index, games, kept, state, outcome_prob, out)
 
 
 @njit(cache=True, parallel=True)
