@@ -22,12 +22,19 @@ NO_HANDS = np.empty(0, dtype=np.int64)  # ``plan_lanes``'s ``hands``: plan every
 
 
 @njit(cache=True, inline="always")
-def _option(options, pure, t, m, lane, after_full_throw):
-    """``turn._option`` of one lane: the option after roll ``t + 1``, pure hand included."""
-    v = options[t, m, lane]
-    if after_full_throw and pure.shape[0] > 0 and pure[t, m, lane] > v:
-        v = pure[t, m, lane]
-    return v
+def _option_rows(options, pure, t, m, after_full_throw):
+    """The rows (L,) of ``turn._option`` after roll ``t + 1`` for hand ``m``: the options, and the
+    pure hand's if they count (else the options again). The lanes' loops read these rows: with
+    the lane the only index left, they run in vector registers."""
+    row = options[t, m]
+    return row, (pure[t, m] if after_full_throw and pure.shape[0] > 0 else row)
+
+
+@njit(cache=True, inline="always")
+def _option(row, pure_row, lane):
+    """``turn._option`` of one lane from its rows (``_option_rows``)."""
+    v, p = row[lane], pure_row[lane]
+    return p if p > v else v
 
 
 @njit(cache=True, inline="always")
@@ -51,12 +58,16 @@ def _keep_values(t, options, pure, add_die, first_prob, value, kv):
             s += kv[a4, lane]
             s += kv[a5, lane]
             kv[k, lane] = s / FACES
-    if pure.shape[0] > 0:  # rerolling every die makes the hand pure
+    if pure.shape[0] > 0:  # rerolling every die makes the hand pure: each lane's sum in hand order
+        pure_keep = kv[0]
         for lane in range(lanes):
-            s = 0.0
-            for m in range(n_multisets):
-                s += first_prob[m] * max(value[t + 1, m, lane], _option(options, pure, t + 1, m, lane, True))
-            kv[0, lane] = s
+            pure_keep[lane] = 0.0
+        for m in range(n_multisets):
+            p, then = first_prob[m], value[t + 1, m]
+            row, pure_row = _option_rows(options, pure, t + 1, m, True)
+            for lane in range(lanes):
+                v, o = then[lane], _option(row, pure_row, lane)
+                pure_keep[lane] += p * (o if o > v else v)
 
 
 @njit(cache=True)
@@ -72,8 +83,9 @@ def plan_lanes(options, pure, add_die, remove_die, first_prob, value, keep, kv, 
     rolls, n_multisets, lanes = options.shape
     first_full = add_die.shape[0] - n_multisets
     for m in range(n_multisets):
+        row, pure_row = _option_rows(options, pure, rolls - 1, m, rolls == 1)
         for lane in range(lanes):
-            value[rolls - 1, m, lane] = _option(options, pure, rolls - 1, m, lane, rolls == 1)
+            value[rolls - 1, m, lane] = _option(row, pure_row, lane)
             keep[rolls - 1, m, lane] = STOP
     for t in range(rolls - 2, -1, -1):
         _keep_values(t, options, pure, add_die, first_prob, value, kv)
@@ -94,8 +106,9 @@ def plan_lanes(options, pure, add_die, remove_die, first_prob, value, keep, kv, 
                         best[k, lane] = best[j, lane] if better else best[k, lane]
                         arg[k, lane] = arg[j, lane] if better else arg[k, lane]
         for m in range(n_multisets):
+            row, pure_row = _option_rows(options, pure, t, m, t == 0)
             for lane in range(lanes):
-                value[t, m, lane] = _option(options, pure, t, m, lane, t == 0)
+                value[t, m, lane] = _option(row, pure_row, lane)
                 keep[t, m, lane] = STOP
             for f in range(FACES):
                 j = remove_die[first_full + m, f]
@@ -113,8 +126,9 @@ def plan_values(options, pure, add_die, remove_die, first_prob, value, kv, best)
     rolls, n_multisets, lanes = options.shape
     first_full = add_die.shape[0] - n_multisets
     for m in range(n_multisets):
+        row, pure_row = _option_rows(options, pure, rolls - 1, m, rolls == 1)
         for lane in range(lanes):
-            value[rolls - 1, m, lane] = _option(options, pure, rolls - 1, m, lane, rolls == 1)
+            value[rolls - 1, m, lane] = _option(row, pure_row, lane)
     for t in range(rolls - 2, -1, -1):
         _keep_values(t, options, pure, add_die, first_prob, value, kv)
         for k in range(first_full):
@@ -126,8 +140,9 @@ def plan_values(options, pure, add_die, remove_die, first_prob, value, kv, best)
                     for lane in range(lanes):  # plan_lanes' comparison (ties keep the first)
                         best[k, lane] = best[j, lane] if best[j, lane] > best[k, lane] else best[k, lane]  # noqa: FURB136
         for m in range(n_multisets):
+            row, pure_row = _option_rows(options, pure, t, m, t == 0)
             for lane in range(lanes):
-                value[t, m, lane] = _option(options, pure, t, m, lane, t == 0)
+                value[t, m, lane] = _option(row, pure_row, lane)
             for f in range(FACES):
                 j = remove_die[first_full + m, f]
                 if j >= 0:
@@ -150,7 +165,8 @@ def _plan_hand(options, pure, remove_die, first_full, m, sub_keeps, lane, value,
             if j >= 0 and best[j, lane] > best[k, lane]:
                 best[k, lane] = best[j, lane]
                 arg[k, lane] = arg[j, lane]
-    value[0, m, lane] = _option(options, pure, 0, m, lane, True)
+    row, pure_row = _option_rows(options, pure, 0, m, True)
+    value[0, m, lane] = _option(row, pure_row, lane)
     keep[0, m, lane] = STOP
     for f in range(FACES):
         j = remove_die[first_full + m, f]
