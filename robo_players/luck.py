@@ -29,7 +29,7 @@ from robo_players.cell_values import ONE
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.registry import make_player
 from robo_players.search.correction import corrected_values, corrections_of
-from robo_players.search.lanes import BLOCK, new_lanes, new_queue, plan_slot_values
+from robo_players.search.lanes import BLOCK, gather_slots, new_lanes, new_queue, plan_slot_values
 from robo_players.search.turn import _best_ending, _queue_turn, new_work
 from robo_players.search.values import best_announcements, best_fills
 from yamb import kernels
@@ -107,11 +107,7 @@ def _plan_hands(n_queued, queue, lanes, tables, best, may, index, games, kept, s
     rules let roll on is worth its plan's value, and the luck of slot ``q``'s roll goes to
     ``out[index[q]]``."""
     for layers in range(2, queue.options.shape[1] + 1):
-        n_lanes = 0
-        for q in range(n_queued):
-            if queue.layers[q] == layers:
-                lanes.slot[n_lanes] = q
-                n_lanes += 1
+        n_lanes = gather_slots(queue, n_queued, layers, lanes)
         if n_lanes == 0:
             continue
         value = plan_slot_values(queue, lanes, n_lanes, layers, tables)

@@ -57,6 +57,18 @@ def new_lanes(rolls, n_multisets, n_keeps, pure_hand):
 
 
 @njit(cache=True, inline="always")
+def gather_slots(queue, n_queued, layers, lanes):
+    """The first ``n_queued`` queue slots whose turns have ``layers`` rolls into ``lanes.slot``, in
+    queue order (one roll count is planned at a time); returns their number."""
+    n_lanes = 0
+    for q in range(n_queued):
+        if queue.layers[q] == layers:
+            lanes.slot[n_lanes] = q
+            n_lanes += 1
+    return n_lanes
+
+
+@njit(cache=True, inline="always")
 def _copy_in(queue, lanes, n_lanes, layers, held):
     """The options (and pure options) of slots ``lanes.slot[:n_lanes]`` into the lanes (layers, M,
     n_lanes); with ``held`` only hand ``lanes.hands[lane]``'s at the first roll. The copies run

@@ -18,7 +18,7 @@ from numba import njit, prange
 from expected_scores.turn import STOP
 from robo_players.cell_values import LEVELS, ONE, column_values
 from robo_players.search.correction import corrected_column
-from robo_players.search.lanes import BLOCK, new_lanes, new_queue, plan_slots
+from robo_players.search.lanes import BLOCK, gather_slots, new_lanes, new_queue, plan_slots
 from robo_players.search.values import announce_value, best_announcements, best_fills, fill_value
 from yamb import kernels
 from yamb.rules import N_NUMBER_ROWS
@@ -172,23 +172,20 @@ def _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue, 
     """Plan the ``n_queued`` queued turns, those of a roll count together, from the hand each game
     holds: each game's plan into ``plans``, and its keep now into ``actions`` unless it stops."""
     n_cells = consts.order.shape[0] * consts.n_rows
-    queued_layers, owner, target, start = queue.layers, queue.owner, queue.target, work.start
+    owner, target, start = queue.owner, queue.target, work.start
     slot, hands = lanes.slot, lanes.hands
     dice, roll, turn = state.dice, state.roll, state.turn
     n_multisets = queue.options.shape[2]
     later = plans.keep.shape[1]
     flat_keep = plans.keep.reshape(-1)
     for layers in range(2, queue.options.shape[1] + 1):
-        n_lanes = 0
-        for q in range(n_queued):
-            if queued_layers[q] == layers:
-                g = games[owner[q]]
-                slot[n_lanes] = q
-                hands[n_lanes] = dice[g]
-                start[n_lanes] = (g * later + roll[g] - 1) * n_multisets  # where keep[g, roll[g] - 1] starts
-                n_lanes += 1
+        n_lanes = gather_slots(queue, n_queued, layers, lanes)
         if n_lanes == 0:
             continue
+        for lane in range(n_lanes):
+            g = games[owner[slot[lane]]]
+            hands[lane] = dice[g]
+            start[lane] = (g * later + roll[g] - 1) * n_multisets  # where keep[g, roll[g] - 1] starts
         _, keep = plan_slots(queue, lanes, n_lanes, layers, True, tables, consts.sub_keeps)
         for t in range(1, layers):  # plans.keep[g, roll[g] + t - 2] = keep[t]
             for mm in range(n_multisets):
