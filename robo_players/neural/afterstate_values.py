@@ -34,6 +34,7 @@ import torch
 
 from robo_players.base import Player
 from robo_players.lookahead import LookaheadPlayer, NextTables
+from robo_players.neural.descent import descend
 from robo_players.neural.features import encode
 from robo_players.neural.imitation import TrainSettings, training_split
 from robo_players.neural.returns import (
@@ -113,13 +114,7 @@ def fit_afterstates(spec: ValueSpec, returns: Returns, targets: np.ndarray, sett
 
     for epoch in range(settings.epochs):
         order = torch.from_numpy(train)[torch.randperm(len(train), generator=generator)]
-        for i in range(0, len(order), settings.batch_size):
-            rows = order[i:i + settings.batch_size]
-            loss = ((net(x[rows]) - y[rows]) ** 2).mean()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            schedule.step()
+        descend(lambda rows: ((net(x[rows]) - y[rows]) ** 2).mean(), order, settings.batch_size, optimizer, schedule)
         epoch_done(epoch + 1, mse(train), mse(held))
     net.eval()
     return net

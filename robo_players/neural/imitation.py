@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from robo_players.neural.demonstrations import Demonstrations, keep_candidates
+from robo_players.neural.descent import descend
 from robo_players.neural.networks import DirectPolicyNet, NetSpec
 from robo_players.neural.population import genome_of, load_genome
 from robo_players.neural.rows import Rows
@@ -143,26 +144,15 @@ def train(
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 0.5 * (1 + np.cos(np.pi * min(s / steps, 1))))
     rng = np.random.default_rng([settings.seed, 2])
     history = []
+
+    def loss_of(rows: np.ndarray) -> torch.Tensor:
+        x, legal, hand, top, keep = _tensors(demos, np.sort(rows))
+        return loss_fn(net(x), legal, hand, top, keep)[0]
+
     for epoch in range(1, settings.epochs + 1):
-        order = train_rows[rng.permutation(len(train_rows))]
-        total = 0.0
-        for start_row in range(0, len(order), settings.batch_size):
-            rows = np.sort(order[start_row : start_row + settings.batch_size])
-            x, legal, hand, top, keep = _tensors(demos, rows)
-            loss, _, _ = loss_fn(net(x), legal, hand, top, keep)
-            if not torch.isfinite(loss):
-                raise YambError(f"training diverged in epoch {epoch}: the loss is not finite (lower the learning rate, "
-                                f"now {settings.learning_rate:g})")
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            schedule.step()
-            if not all(torch.isfinite(p).all() for p in net.parameters()):
-                raise YambError(f"training diverged in epoch {epoch}: the weights are not finite (lower the learning "
-                                f"rate, now {settings.learning_rate:g})")
-            total += float(loss.detach()) * len(rows)
+        train_loss = descend(loss_of, train_rows[rng.permutation(len(train_rows))], settings.batch_size, optimizer, schedule)
         val = evaluate(net, loss_fn, demos, val_rows) if len(val_rows) else (float("nan"),) * 3
-        result = EpochResult(epoch, total / max(len(train_rows), 1), *val)
+        result = EpochResult(epoch, train_loss, *val)
         history.append(result)
         if progress is not None:
             progress(result)

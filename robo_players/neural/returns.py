@@ -42,6 +42,7 @@ from robo_players.column_exact import PLAY_KINDS, ColumnExactPlayer, exactly_sol
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.explain import fill_values
 from robo_players.neural.build import neural_player
+from robo_players.neural.descent import descend
 from robo_players.neural.features import encode, score_scale
 from robo_players.neural.imitation import training_split
 from robo_players.neural.networks import CellValueNet, NetSpec
@@ -177,25 +178,18 @@ def fit(spec: NetSpec, returns: Returns, settings: FitSettings,
             pred = model(x[rows], fills[rows])
             return float(((pred - y[rows]) ** 2).mean()) * scale**2 if len(rows) else float("nan")
 
+    def loss_of(rows: np.ndarray) -> torch.Tensor:
+        index = torch.from_numpy(rows)
+        return ((model(x[index], fills[index]) - y[index]) ** 2).mean()
+
     for epoch in range(1, settings.epochs + 1):
-        order = rng.permutation(train_rows)
-        for start in range(0, len(order), settings.batch_size):
-            rows = torch.from_numpy(order[start : start + settings.batch_size])
-            pred = model(x[rows], fills[rows])
-            loss = ((pred - y[rows]) ** 2).mean()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            schedule.step()
+        descend(loss_of, rng.permutation(train_rows), settings.batch_size, optimizer, schedule)
         if progress is not None:
             progress(epoch, mse(train_rows[:200_000]), mse(val_rows))
     with torch.no_grad():
         model.out.weight[model.n_cells :].zero_()
         model.out.bias[model.n_cells :].zero_()
     genome = genome_of(net)
-    if not np.isfinite(genome).all():
-        raise YambError(f"the fit diverged: its weights are not finite (lower the learning rate, now "
-                        f"{settings.learning_rate:g})")
     if not predictions:
         return genome, None
     with torch.no_grad():

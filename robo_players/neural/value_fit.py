@@ -29,6 +29,7 @@ from expected_scores.optimal_play import SolvedPlayer
 from expected_scores.solitaire import SolitaireSolution
 from expected_scores.turn import plan_turn
 from robo_players.base import play
+from robo_players.neural.descent import descend
 from robo_players.neural.state_values import ValueNet, ValueSpec, features, table_player, value_table
 from yamb.engine import GameBatch
 from yamb.layout import Layout
@@ -124,18 +125,11 @@ def train(net: ValueNet, rules: Rules, states: np.ndarray, targets: np.ndarray, 
     x = torch.from_numpy(features(rules, *states))
     t = torch.from_numpy(targets.astype(np.float32))
     opt = torch.optim.Adam(net.parameters(), lr=lr)
-    loss_sum = 0.0
+    loss = float("nan")
     for _ in range(epochs):
         order = torch.from_numpy(rng.permutation(len(t)))
-        loss_sum = 0.0
-        for start in range(0, len(t), batch):
-            idx = order[start : start + batch]
-            loss = torch.mean((net(x[idx]) - t[idx]) ** 2)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            loss_sum += loss.item() * len(idx)
-    return loss_sum / len(t)
+        loss = descend(lambda idx: torch.mean((net(x[idx]) - t[idx]) ** 2), order, batch, opt)
+    return loss
 
 
 def fit_values(spec: ValueSpec, settings: FitSettings, net: ValueNet | None = None, filled: int = 0,
