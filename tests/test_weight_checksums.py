@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from evolution.config import EvolveConfig, to_toml
-from robo_players.neural.bots import BOTS_DIR, load_bot, shipped_bots
+from robo_players.neural.bots import BOTS_DIR, load_bot, load_direct_bot, shipped_bots
 from robo_players.neural.build import load_player
 from robo_players.neural.files import (
     CELL_VALUES,
@@ -40,6 +40,7 @@ SHIPPED_BOTS = {
     "yahtzee-free-5d-free": (15319, "9cad552f0ef1b3c7"),
     "yamb-5d-down-up-free-announce": (67663, "ca23b6ff8daa0bb7"),  # yamb fit, then the polish recipe
     "yatzy-5d-free": (14611, "3de85ca0c4974385"),  # the polish recipe
+    "direct/yamb-5d-down-up-free-announce": (63925, "12833a03e46aed45"),  # best-direct: imitation of best
 }
 
 
@@ -166,7 +167,8 @@ def test_export_refuses_a_run_directory_holding_another_tables_player(weights: N
 
 @pytest.mark.parametrize("stem", sorted(SHIPPED_BOTS))
 def test_the_shipped_bots_carry_a_checksum_and_play_as_recorded(stem: str) -> None:
-    assert stem in shipped_bots()
+    folder, _, name = stem.rpartition("/")
+    assert name in shipped_bots(BOTS_DIR / folder)
     path = BOTS_DIR / f"{stem}.safetensors"
     from safetensors import safe_open
 
@@ -177,5 +179,6 @@ def test_the_shipped_bots_carry_a_checksum_and_play_as_recorded(stem: str) -> No
     total, digest = SHIPPED_BOTS[stem]
     assert weights_sha256({}, {"genome": w.genome, "cell_values": w.cell_values})[:16] == digest
     lay = w.spec.layout()
-    assert int(simulate(lay, load_bot(lay), 60, seed=2026).sum()) == total
+    shipped = load_direct_bot(lay) if folder == "direct" else load_bot(lay)
+    assert int(simulate(lay, shipped, 60, seed=2026).sum()) == total
     assert load_player(path, lay).name.startswith("neural-")
