@@ -133,15 +133,19 @@ def values_at(net: ValueNet, features: np.ndarray) -> np.ndarray:
 def improve_afterstates(spec: ValueSpec, start: Player, games: int, rounds: int, settings: TrainSettings,
                         td_lambda: float = 1.0, refits: int = 0,
                         say: Callable[[str], None] = lambda text: None,
-                        advance: Callable[[int], None] | None = None) -> ValueNet:
+                        advance: Callable[[int], None] | None = None, done: int = 0,
+                        round_done: Callable[[int, ValueNet], None] | None = None) -> ValueNet | None:
     """``rounds`` of policy iteration from ``start``: ``games`` games recorded by the policy, a
     fresh network fitted to their after-state targets and then ``refits`` times to the TD(``td_lambda``)
-    returns of the previous fit's values; its player records the next round."""
+    returns of the previous fit's values; its player records the next round. Returns the last
+    network (None if no round was left). With ``done`` rounds already finished, ``start`` is the
+    last one's ``afterstate_player`` (named ``fitted-<done>``) and round ``done + 1`` comes next, as
+    in an unbroken run; ``round_done(r, net)`` follows each round."""
     lay = spec.layout()
     base = base_search(lay, spec.played, spec.exact)
     values = feature_cell_values(lay)
     policy, net = start, None
-    for r in range(rounds):
+    for r in range(done, rounds):
         say(f"round {r + 1}/{rounds}: {games:,} games played by {policy.name}")
         returns, mean = record_round(policy, base, lay, games, round_seed(settings.seed, r), values, advance)
         say(f"{policy.name}: mean {mean:.2f} over {games:,} games, {len(returns):,} turns")
@@ -157,5 +161,6 @@ def improve_afterstates(spec: ValueSpec, start: Player, games: int, rounds: int,
             targets = afterstate_lambda_targets(returns, values_at(net, returns.features), td_lambda)
             net = fit_afterstates(spec, returns, targets, fit_settings, epoch_done)
         policy = afterstate_player(net, spec, lay, f"fitted-{r + 1}")
-    assert net is not None
+        if round_done is not None:
+            round_done(r + 1, net)
     return net

@@ -268,17 +268,21 @@ def improve(
     settings: FitSettings,
     say: Callable[[str], None] = lambda text: None,
     advance: Callable[[int], None] | None = None,
-) -> tuple[np.ndarray, np.ndarray, list[Round]]:
+    done: int = 0,
+    round_done: Callable[[int, np.ndarray], None] | None = None,
+) -> tuple[np.ndarray | None, np.ndarray, list[Round]]:
     """``rounds`` of policy iteration from ``start``: ``games`` games recorded by the policy, a
     fresh ``spec`` network fitted to their returns, which is the next round's policy. Returns the
-    last genome, the cell values its features read (each cell's expected score, as generation 0
-    of an evolution run has them) and the rounds."""
+    last genome (None if no round was left), the cell values its features read (each cell's
+    expected score, as generation 0 of an evolution run has them) and the rounds. With ``done``
+    rounds already finished, ``start`` is the last one's ``fitted_player`` and round ``done + 1``
+    comes next, as in an unbroken run; ``round_done(r, genome)`` follows each round."""
     lay = spec.layout()
     base = base_search(lay, spec.played, spec.exact, spec.bonus)
     cell_values = feature_cell_values(lay)
     policy, genome = start, None
     history: list[Round] = []
-    for r in range(rounds):
+    for r in range(done, rounds):
         say(f"round {r + 1}/{rounds}: {games:,} games played by {policy.name}")
         returns, mean = record_round(policy, base, lay, games, round_seed(settings.seed, r), cell_values, advance)
         say(f"{policy.name}: mean {mean:.2f} over {games:,} games, {len(returns):,} fills")
@@ -297,5 +301,12 @@ def improve(
             returns = replace(returns, target=lambda_returns(returns, predicted, settings.td_lambda))
             genome, _ = fit(spec, returns, fit_settings, epoch_done)
         history.append(Round(policy.name, mean, len(returns), *errors[-1]))
-        policy = neural_player(spec, Population(spec.build(), genome[None]), cell_values[None], f"fitted-{r + 1}")
+        policy = fitted_player(spec, genome, cell_values, f"fitted-{r + 1}")
+        if round_done is not None:
+            round_done(r + 1, genome)
     return genome, cell_values, history
+
+
+def fitted_player(spec: NetSpec, genome: np.ndarray, cell_values: np.ndarray, name: str) -> Player:
+    """The player of a fitted ``spec`` network: its ``genome``, reading ``cell_values``."""
+    return neural_player(spec, Population(spec.build(), genome[None]), cell_values[None], name)

@@ -180,9 +180,14 @@ def _digest(meta: dict, weights: dict[str, np.ndarray]) -> str:
     return h.hexdigest()
 
 
+def state_arrays(net: ValueNet) -> dict[str, np.ndarray]:
+    """``net``'s weights by name, as float32 arrays (a values file holds them)."""
+    return {k: v.detach().numpy().astype(np.float32) for k, v in net.state_dict().items()}
+
+
 def save_values(path: Path, net: ValueNet, spec: ValueSpec, info: dict) -> None:
     """Write ``net`` with its spec and ``info`` (the fit's facts) to ``path`` (``.npz``)."""
-    weights = {k: v.detach().numpy().astype(np.float32) for k, v in net.state_dict().items()}
+    weights = state_arrays(net)
     meta = {"file": FILE_KIND, "spec": asdict(spec), **info}
     meta["sha256"] = _digest(meta, weights)
 

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from yamb.app.cli import options
 from yamb.app.cli.compiling import said
 from yamb.app.cli.lines import show
 from yamb.app.cli.options import arg
+from yamb.app.cli.stopping import stop_on_sigterm, stopped
 
 TYPES = {int: arg(options.whole_number), tuple: arg(options.layer_sizes)}  # ASCII digits; config.py checks the ranges
 
@@ -36,25 +34,6 @@ OVERRIDES = (  # (flag, setting, type, help)
     ("--init", "init", str, "start from this weights file (or 'best', the shipped bot) instead of afresh"),
 )
 DEFAULT_RECIPE = "quick"
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (a scheduler's or ``kill``'s stop): the run stops as on Ctrl-C, its workers shut down
-    and its last checkpoint kept, with exit code 143."""
-
-
-@contextmanager
-def stop_on_sigterm() -> Iterator[None]:
-    """SIGTERM raises ``Terminated`` in the main thread while the block runs."""
-
-    def stop(_signum: int, _frame: object) -> None:
-        raise Terminated
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -239,7 +218,7 @@ def run(args: argparse.Namespace) -> int:
 
                 result = evolve(state, run_dir, report, lambda line: show(progress.console, line))
     except KeyboardInterrupt as stop:
-        how = "stopped (SIGTERM)" if isinstance(stop, Terminated) else "interrupted"
+        how, code = stopped(stop)
         if is_run(run_dir):
             print(f"yamb evolve: {how}; continue with: yamb evolve --resume {run_dir}", file=sys.stderr)
         else:
@@ -247,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
                 discard_unsaved(run_dir)
             print(f"yamb evolve: {how} before the run saved anything; run the same command to start it again",
                   file=sys.stderr)
-        return 143 if isinstance(stop, Terminated) else 130
+        return code
     except Exception:
         if new_directory:
             discard_unsaved(run_dir)  # a new run that failed before it saved anything leaves no folder behind

@@ -19,7 +19,9 @@ from yamb.app.cli.training import (
     add_round_arguments,
     add_td_lambda_argument,
     add_training_arguments,
+    check_fit,
     save_network,
+    say_check,
     start_training,
 )
 
@@ -41,37 +43,49 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
-    from robo_players.compare import paired_difference
-    from robo_players.neural.build import neural_player
     from robo_players.neural.networks import NetSpec
-    from robo_players.neural.population import Population
-    from robo_players.neural.returns import FitSettings, improve, round_seed, solved_kinds
+    from robo_players.neural.returns import (
+        FitSettings,
+        feature_cell_values,
+        fitted_player,
+        improve,
+        solved_kinds,
+    )
     from robo_players.row_means import DEFAULT_PLAYED
-    from robo_players.simulate import simulate
     from yamb.app.cli.lines import show
+    from yamb.app.cli.partial import drop_rounds, keep_round, kept_rounds, partial_path, say_stopped
     from yamb.app.cli.rounds import rounds_progress
+    from yamb.app.cli.stopping import stop_on_sigterm
 
     layout, start = start_training(args, args.start)
     spec = NetSpec.for_layout("guided", layout, args.hidden, played=DEFAULT_PLAYED, exact=solved_kinds(layout))
     settings = FitSettings(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
                            decay=args.decay, validation=args.validation, seed=args.seed,
                            td_lambda=args.td_lambda)
+    kept = kept_rounds(args.out, args)
     console = Console(stderr=True)
     started = time.perf_counter()
-    with rounds_progress(console, args.games) as (say, advance):
-        genome, cell_values, _ = improve(spec, start, args.games, args.rounds, settings, say=say, advance=advance)
-        fitted = neural_player(spec, Population(spec.build(), genome[None]), cell_values[None], str(args.out))
-        say(f"check: {args.check_games:,} fresh games, the fitted player and {start.name} on the same dice")
-        seed = round_seed(args.seed, -1)
-        ours = simulate(layout, fitted, args.check_games, seed=seed, check=True)
-        theirs = simulate(layout, start, args.check_games, seed=seed, check=True)
-    diff = paired_difference(ours, theirs)
+    try:
+        with stop_on_sigterm(), rounds_progress(console, args.games) as (say, advance):
+            cell_values = feature_cell_values(layout)
+            genome, policy = None, start
+            if kept is not None:
+                genome = kept.arrays["genome"]
+                policy = fitted_player(spec, genome, cell_values, f"fitted-{kept.rounds}")
+                say(f"going on after round {kept.rounds}/{args.rounds}, kept in {partial_path(args.out)}")
+            done = 0 if kept is None else kept.rounds
+            last, _, _ = improve(spec, policy, args.games, args.rounds, settings, say=say, advance=advance, done=done,
+                                 round_done=lambda r, g: keep_round(args.out, args, r, {"genome": g}))
+            genome = last if last is not None else genome
+            fitted = fitted_player(spec, genome, cell_values, str(args.out))
+            ours, theirs, diff = check_fit(args, layout, fitted, start, say)
+    except KeyboardInterrupt as stop:
+        return say_stopped("fit", stop, args.out, args.rounds)
     save_network(args, spec, genome, cell_values, fitness=float(ours.mean()), run_preset=f"fit-{start.name}",
                  generation=args.rounds, games=args.games * args.rounds)
+    drop_rounds(args.out)
     out = Console()
-    verdict = "better" if diff["mean"] > 0 and diff["p"] < 0.05 else "worse" if diff["p"] < 0.05 else "no clear difference"
-    show(out, f"on {args.check_games:,} fresh games: fitted {ours.mean():.2f}, {start.name} {theirs.mean():.2f}; "
-              f"difference {diff['mean']:+.2f} ± {diff['sem']:.2f} (p = {diff['p']:.2g}): {verdict}")
+    say_check(out, args, start, ours, theirs, diff)
     show(out, f"wrote {args.out}: guided network {list(args.hidden)} over exact columns "
               f"{', '.join(spec.exact) or 'none'}, {genome.size:,} weights, {time.perf_counter() - started:.0f} s; "
               f"play it: yamb play --preset {layout.rules.name} --bot {args.out}")

@@ -45,21 +45,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import time
 
+    import torch
     from rich.console import Console
 
-    from robo_players.compare import paired_difference
     from robo_players.neural.afterstate_values import (
         afterstate_player,
         improve_afterstates,
     )
     from robo_players.neural.imitation import TrainSettings
-    from robo_players.neural.returns import round_seed, solved_kinds
-    from robo_players.neural.state_values import AFTERSTATE, ValueSpec, save_values
+    from robo_players.neural.returns import solved_kinds
+    from robo_players.neural.state_values import AFTERSTATE, ValueSpec, save_values, state_arrays
     from robo_players.row_means import DEFAULT_PLAYED
-    from robo_players.simulate import simulate
     from yamb.app.cli.lines import show
+    from yamb.app.cli.partial import drop_rounds, keep_round, kept_rounds, partial_path, say_stopped
     from yamb.app.cli.rounds import rounds_progress
-    from yamb.app.cli.training import start_training
+    from yamb.app.cli.stopping import stop_on_sigterm
+    from yamb.app.cli.training import check_fit, say_check, start_training
     from yamb.errors import YambError
 
     if args.out.suffix != SUFFIX:
@@ -73,25 +74,34 @@ def run(args: argparse.Namespace) -> int:
     spec = ValueSpec(r.name, r.joker, tuple(args.hidden), AFTERSTATE, tuple(layout.columns), r.n_dice,
                      DEFAULT_PLAYED, solved_kinds(layout))
     settings = TrainSettings(epochs=args.epochs, batch_size=1024, learning_rate=args.learning_rate, seed=args.seed)
+    kept = kept_rounds(args.out, args)
     console = Console(stderr=True)
     started = time.perf_counter()
-    with rounds_progress(console, args.games) as (say, advance):
-        net = improve_afterstates(spec, start, args.games, args.rounds, settings, args.td_lambda, refits,
-                                  say=say, advance=advance)
-        fitted = afterstate_player(net, spec, layout, args.out.stem)
-        say(f"check: {args.check_games:,} fresh games, the fitted player and {start.name} on the same dice")
-        seed = round_seed(args.seed, -1)
-        ours = simulate(layout, fitted, args.check_games, seed=seed, check=True)
-        theirs = simulate(layout, start, args.check_games, seed=seed, check=True)
-    diff = paired_difference(ours, theirs)
+    try:
+        with stop_on_sigterm(), rounds_progress(console, args.games) as (say, advance):
+            net, policy = None, start
+            if kept is not None:
+                net = spec.build()
+                net.load_state_dict({k: torch.from_numpy(v) for k, v in kept.arrays.items()})
+                net.eval()
+                policy = afterstate_player(net, spec, layout, f"fitted-{kept.rounds}")
+                say(f"going on after round {kept.rounds}/{args.rounds}, kept in {partial_path(args.out)}")
+            done = 0 if kept is None else kept.rounds
+            last = improve_afterstates(spec, policy, args.games, args.rounds, settings, args.td_lambda, refits,
+                                       say=say, advance=advance, done=done,
+                                       round_done=lambda r, n: keep_round(args.out, args, r, state_arrays(n)))
+            net = last if last is not None else net
+            fitted = afterstate_player(net, spec, layout, args.out.stem)
+            ours, theirs, diff = check_fit(args, layout, fitted, start, say)
+    except KeyboardInterrupt as stop:
+        return say_stopped("fit-afterstates", stop, args.out, args.rounds)
     check = {"fitted": float(ours.mean()), "start": float(theirs.mean()), **diff}
     save_values(args.out, net, spec, {"start": start.name, "games": args.games, "rounds": args.rounds,
                                       "td_lambda": args.td_lambda, "refits": refits, "seed": args.seed,
                                       "check": check})
-    verdict = "better" if diff["mean"] > 0 and diff["p"] < 0.05 else "worse" if diff["p"] < 0.05 else "no clear difference"
+    drop_rounds(args.out)
     out = Console()
-    show(out, f"on {args.check_games:,} fresh games: fitted {ours.mean():.2f}, {start.name} {theirs.mean():.2f}; "
-              f"difference {diff['mean']:+.2f} ± {diff['sem']:.2f} (p = {diff['p']:.2g}): {verdict}")
+    say_check(out, args, start, ours, theirs, diff)
     show(out, f"wrote {args.out}: after-state network {list(args.hidden)} over exact columns "
               f"{', '.join(spec.exact) or 'none'}, {time.perf_counter() - started:.0f} s; "
               f"play it: yamb play --preset {r.name} --bot {args.out}")

@@ -10,7 +10,10 @@ from yamb.app.cli import options
 from yamb.app.cli.options import arg, layout_from
 
 if TYPE_CHECKING:  # the commands start without numpy, torch and the players
+    from collections.abc import Callable
+
     import numpy as np
+    from rich.console import Console
 
     from robo_players.base import Player
     from robo_players.neural.networks import NetSpec
@@ -77,3 +80,28 @@ def save_network(args: argparse.Namespace, spec: NetSpec, genome: np.ndarray, ce
 
     info = {"fitness": fitness, "seed": args.seed, "run_preset": run_preset, "generation": generation, "games": games}
     save_weights(NeuralWeights(spec, genome, cell_values, info), args.out)
+
+
+def check_fit(args: argparse.Namespace, layout: Layout, fitted: Player, start: Player,
+              say: Callable[[str], None]) -> tuple[np.ndarray, np.ndarray, dict]:
+    """The fitted player and the start on ``args.check_games`` fresh games, the same dice for both:
+    their scores and the paired difference."""
+    from robo_players.compare import paired_difference
+    from robo_players.neural.returns import round_seed
+    from robo_players.simulate import simulate
+
+    say(f"check: {args.check_games:,} fresh games, the fitted player and {start.name} on the same dice")
+    seed = round_seed(args.seed, -1)
+    ours = simulate(layout, fitted, args.check_games, seed=seed, check=True)
+    theirs = simulate(layout, start, args.check_games, seed=seed, check=True)
+    return ours, theirs, paired_difference(ours, theirs)
+
+
+def say_check(out: Console, args: argparse.Namespace, start: Player, ours: np.ndarray, theirs: np.ndarray,
+              diff: dict) -> None:
+    """The check's verdict (``check_fit``), in a line."""
+    from yamb.app.cli.lines import show
+
+    verdict = "better" if diff["mean"] > 0 and diff["p"] < 0.05 else "worse" if diff["p"] < 0.05 else "no clear difference"
+    show(out, f"on {args.check_games:,} fresh games: fitted {ours.mean():.2f}, {start.name} {theirs.mean():.2f}; "
+              f"difference {diff['mean']:+.2f} ± {diff['sem']:.2f} (p = {diff['p']:.2g}): {verdict}")

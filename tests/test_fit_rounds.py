@@ -1,0 +1,99 @@
+"""A fit stopped between rounds keeps the rounds it finished (``yamb.app.cli.partial``): the same
+command goes on from them and writes the file an unbroken run writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import robo_players.neural.afterstate_values as afterstate_values
+import robo_players.neural.returns as returns
+from yamb.app.cli import main
+from yamb.app.cli.partial import partial_path
+
+COMMANDS = {
+    "fit": (["fit", "--preset", "yamb", "--games", "30", "--rounds", "2", "--hidden", "8", "--epochs", "1",
+             "--check-games", "10", "--threads", "1"], ".safetensors", returns),
+    "fit-afterstates": (["fit-afterstates", "--preset", "yamb", "--games", "30", "--rounds", "2", "--hidden", "8",
+                         "--epochs", "1", "--check-games", "10"], ".npz", afterstate_values),
+}
+
+
+def stop_at_round(monkeypatch: pytest.MonkeyPatch, module: object, stop_at: int) -> list[int]:
+    """Ctrl-C as round ``stop_at`` (from 1) starts recording; the rounds recorded so far."""
+    record_round, started = module.record_round, []
+
+    def record(*args, **kwargs):
+        started.append(len(started) + 1)
+        if len(started) == stop_at:
+            raise KeyboardInterrupt
+        return record_round(*args, **kwargs)
+
+    monkeypatch.setattr(module, "record_round", record)
+    return started
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_fit_stopped_after_a_round_goes_on_to_the_file_an_unbroken_fit_writes(
+        command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    argv, suffix, module = COMMANDS[command]
+    whole, broken = tmp_path / f"whole{suffix}", tmp_path / "broken" / f"out{suffix}"
+    broken.parent.mkdir()
+    assert main([*argv, "--out", str(whole)]) == 0
+    assert not partial_path(whole).exists()  # written, so nothing is kept
+
+    with monkeypatch.context() as patched:
+        stop_at_round(patched, module, 2)
+        capsys.readouterr()
+        assert main([*argv, "--out", str(broken)]) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == (f"yamb {command}: interrupted with 1 of 2 rounds kept in {partial_path(broken)}; "
+                       f"run the same command to go on from there")
+    assert not broken.exists() and partial_path(broken).exists()
+
+    started = stop_at_round(monkeypatch, module, 0)
+    assert main([*argv, "--out", str(broken)]) == 0
+    assert started == [1]  # round 2 only: round 1 was kept
+    assert f"going on after round 1/2, kept in {partial_path(broken)}" in capsys.readouterr().err
+    assert broken.read_bytes() == whole.read_bytes()
+    assert not partial_path(broken).exists()
+
+
+def test_a_fit_stopped_before_its_first_round_ends_keeps_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    argv, suffix, module = COMMANDS["fit"]
+    out = tmp_path / f"out{suffix}"
+    stop_at_round(monkeypatch, module, 1)
+    assert main([*argv, "--out", str(out)]) == 130
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "yamb fit: interrupted before a round was finished; run the same command to start again")
+    assert not partial_path(out).exists() and not out.exists()
+
+
+def test_kept_rounds_are_refused_to_other_options_and_when_damaged(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    argv, suffix, module = COMMANDS["fit"]
+    out = tmp_path / f"out{suffix}"
+    with monkeypatch.context() as patched:
+        stop_at_round(patched, module, 2)
+        assert main([*argv, "--out", str(out)]) == 130
+    kept = partial_path(out)
+    capsys.readouterr()
+
+    other = [*argv, "--out", str(out)]
+    other[other.index("--games") + 1] = "40"
+    assert main(other) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"yamb fit: error: {kept} holds the rounds of a fit with --games 30, not 40: give the same options "
+        f"to go on, or delete it to start afresh")
+
+    data = bytearray(kept.read_bytes())
+    genome_at = data.find(np.float32(1).tobytes()[:2], len(data) // 2)  # a byte inside the arrays
+    data[genome_at] ^= 0x40
+    kept.write_bytes(bytes(data))
+    assert main([*argv, "--out", str(out)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"yamb fit: error: {kept}: the rounds kept there are damaged; delete it to start the fit afresh")
+    assert not out.exists()
