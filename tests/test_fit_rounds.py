@@ -1,5 +1,5 @@
-"""A fit stopped between rounds keeps the rounds it finished (``yamb.app.cli.partial``): the same
-command goes on from them and writes the file an unbroken run writes."""
+"""A fit stopped between rounds (``yamb fit``, ``fit-afterstates``, ``imitate``) keeps the rounds it finished
+(``yamb.app.cli.partial``): the same command goes on from them and writes the file an unbroken run writes."""
 
 from __future__ import annotations
 
@@ -9,21 +9,27 @@ import numpy as np
 import pytest
 
 import robo_players.neural.afterstate_values as afterstate_values
+import robo_players.neural.demonstrations as demonstrations
 import robo_players.neural.returns as returns
 from yamb.app.cli import main
 from yamb.app.cli.partial import partial_path
 
-COMMANDS = {
+COMMANDS = {  # the command, its output's suffix, and where it records a round (a function ``module.name``)
     "fit": (["fit", "--preset", "yamb", "--games", "30", "--rounds", "2", "--hidden", "8", "--epochs", "1",
-             "--check-games", "10", "--threads", "1"], ".safetensors", returns),
+             "--check-games", "10", "--threads", "1"], ".safetensors", (returns, "record_round")),
     "fit-afterstates": (["fit-afterstates", "--preset", "yamb", "--games", "30", "--rounds", "2", "--hidden", "8",
-                         "--epochs", "1", "--check-games", "10"], ".npz", afterstate_values),
+                         "--epochs", "1", "--check-games", "10"], ".npz", (afterstate_values, "record_round")),
+    "imitate": (["imitate", "--preset", "yatzy", "--teacher", "expectimax", "--games", "20", "--dagger", "1",
+                 "--hidden", "8", "--epochs", "1", "--cell-games", "10", "--check-games", "10"], ".safetensors",
+                (demonstrations, "record")),
 }
+AGAIN = {"fit": [1], "fit-afterstates": [1], "imitate": [1, 2]}  # rounds recorded on going on after round 1
 
 
-def stop_at_round(monkeypatch: pytest.MonkeyPatch, module: object, stop_at: int) -> list[int]:
+def stop_at_round(monkeypatch: pytest.MonkeyPatch, where: tuple[object, str], stop_at: int) -> list[int]:
     """Ctrl-C as round ``stop_at`` (from 1) starts recording; the rounds recorded so far."""
-    record_round, started = module.record_round, []
+    module, name = where
+    record_round, started = getattr(module, name), []
 
     def record(*args, **kwargs):
         started.append(len(started) + 1)
@@ -31,21 +37,21 @@ def stop_at_round(monkeypatch: pytest.MonkeyPatch, module: object, stop_at: int)
             raise KeyboardInterrupt
         return record_round(*args, **kwargs)
 
-    monkeypatch.setattr(module, "record_round", record)
+    monkeypatch.setattr(module, name, record)
     return started
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_a_fit_stopped_after_a_round_goes_on_to_the_file_an_unbroken_fit_writes(
         command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
-    argv, suffix, module = COMMANDS[command]
+    argv, suffix, where = COMMANDS[command]
     whole, broken = tmp_path / f"whole{suffix}", tmp_path / "broken" / f"out{suffix}"
     broken.parent.mkdir()
     assert main([*argv, "--out", str(whole)]) == 0
     assert not partial_path(whole).exists()  # written, so nothing is kept
 
     with monkeypatch.context() as patched:
-        stop_at_round(patched, module, 2)
+        stop_at_round(patched, where, 2)
         capsys.readouterr()
         assert main([*argv, "--out", str(broken)]) == 130
     err = capsys.readouterr().err.strip().splitlines()
@@ -53,19 +59,20 @@ def test_a_fit_stopped_after_a_round_goes_on_to_the_file_an_unbroken_fit_writes(
                        f"run the same command to go on from there")
     assert not broken.exists() and partial_path(broken).exists()
 
-    started = stop_at_round(monkeypatch, module, 0)
+    started = stop_at_round(monkeypatch, where, 0)
     assert main([*argv, "--out", str(broken)]) == 0
-    assert started == [1]  # round 2 only: round 1 was kept
-    assert f"going on after round 1/2, kept in {partial_path(broken)}" in capsys.readouterr().err
+    assert started == AGAIN[command]  # round 2 (imitate: round 1's games again, not its training)
+    said = capsys.readouterr()
+    assert f"kept in {partial_path(broken)}" in said.out + said.err
     assert broken.read_bytes() == whole.read_bytes()
     assert not partial_path(broken).exists()
 
 
 def test_a_fit_stopped_before_its_first_round_ends_keeps_nothing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
-    argv, suffix, module = COMMANDS["fit"]
+    argv, suffix, where = COMMANDS["fit"]
     out = tmp_path / f"out{suffix}"
-    stop_at_round(monkeypatch, module, 1)
+    stop_at_round(monkeypatch, where, 1)
     assert main([*argv, "--out", str(out)]) == 130
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
         "yamb fit: interrupted before a round was finished; run the same command to start again")
@@ -74,10 +81,10 @@ def test_a_fit_stopped_before_its_first_round_ends_keeps_nothing(
 
 def test_kept_rounds_are_refused_to_other_options_and_when_damaged(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
-    argv, suffix, module = COMMANDS["fit"]
+    argv, suffix, where = COMMANDS["fit"]
     out = tmp_path / f"out{suffix}"
     with monkeypatch.context() as patched:
-        stop_at_round(patched, module, 2)
+        stop_at_round(patched, where, 2)
         assert main([*argv, "--out", str(out)]) == 130
     kept = partial_path(out)
     capsys.readouterr()

@@ -15,7 +15,7 @@ come from it, on one torch thread.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -189,11 +189,16 @@ def imitate(
     say: Callable[[str], None] = lambda text: None,
     advance: Callable[[int], None] | None = None,
     epoch_done: Callable[[EpochResult], None] | None = None,
+    kept: Sequence[np.ndarray] = (),
+    round_done: Callable[[list[np.ndarray]], None] | None = None,
 ) -> ImitationResult:
     """Train a direct network of ``spec`` on ``games`` games of ``teacher``, then ``dagger``
     rounds of ``games`` games played by the network and labelled by the teacher, each followed by
     training on everything recorded so far (from the weights reached). The cell values are the
-    mean final cells of ``cell_games`` teacher games; ``check_games`` fresh games measure it."""
+    mean final cells of ``cell_games`` teacher games; ``check_games`` fresh games measure it.
+    ``kept``: the weights the first rounds reached in a run stopped after them; their games are
+    recorded again (they are the same) and their training skipped. ``round_done(weights)`` follows
+    each round with the weights every round so far reached."""
     from robo_players.neural.build import neural_player
     from robo_players.neural.demonstrations import final_cells, record
     from robo_players.neural.population import Population
@@ -205,6 +210,7 @@ def imitate(
     parts: list[Demonstrations] = []
     rounds: list[list[EpochResult]] = []
     genome = None
+    reached: list[np.ndarray] = []  # the weights each round reached
     teacher_mean = float("nan")
 
     def student() -> object:
@@ -222,7 +228,14 @@ def imitate(
         else:
             say(f"network mean {float(scores.mean()):.2f} over {games:,} games, {len(demos):,} decisions")
         parts.append(demos)
-        genome, history = train(spec, Demonstrations.concatenate(parts), settings, genome, epoch_done)
+        if r < len(kept):
+            say(f"round {r}: trained before, its weights kept")
+            genome, history = kept[r], []
+        else:
+            genome, history = train(spec, Demonstrations.concatenate(parts), settings, genome, epoch_done)
         rounds.append(history)
+        reached.append(genome)
+        if round_done is not None and r >= len(kept):
+            round_done(reached)
     check = simulate(lay, student(), check_games, seed=derived_seed(settings.seed, CHECK), check=True)
     return ImitationResult(genome, cell_values, rounds, teacher_mean, check)

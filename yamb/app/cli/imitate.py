@@ -45,28 +45,42 @@ def run(args: argparse.Namespace) -> int:
     from robo_players.neural.imitation import TrainSettings, imitate
     from robo_players.neural.networks import NetSpec
     from yamb.app.cli.lines import show
+    from yamb.app.cli.partial import drop_rounds, keep_round, kept_rounds, partial_path, say_stopped
     from yamb.app.cli.rounds import rounds_progress
+    from yamb.app.cli.stopping import stop_on_sigterm
 
     layout, teacher = start_training(args, args.teacher)
     spec = NetSpec.for_layout("direct", layout, args.hidden)
     settings = TrainSettings(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
                              validation=args.validation, seed=args.seed)
+    kept = kept_rounds(args.out, args)
+    weights = [] if kept is None else [kept.arrays[f"round{r}"] for r in range(kept.rounds)]
     console = Console()
     started = time.perf_counter()
-    with rounds_progress(console, args.games) as (say, advance):
+    try:
+        with stop_on_sigterm(), rounds_progress(console, args.games) as (say, advance):
 
-        def epoch_done(result) -> None:
-            validation = ("no validation games" if np.isnan(result.val_loss) else
-                          f"validation loss {result.val_loss:.4f}  top choice {100 * result.val_top_accuracy:.1f}%  "
-                          f"keep {100 * result.val_keep_accuracy:.1f}%")
-            say(f"epoch {result.epoch:>3}/{args.epochs}  train loss {result.train_loss:.4f}  {validation}")
+            def epoch_done(result) -> None:
+                validation = ("no validation games" if np.isnan(result.val_loss) else
+                              f"validation loss {result.val_loss:.4f}  top choice {100 * result.val_top_accuracy:.1f}%  "
+                              f"keep {100 * result.val_keep_accuracy:.1f}%")
+                say(f"epoch {result.epoch:>3}/{args.epochs}  train loss {result.train_loss:.4f}  {validation}")
 
-        result = imitate(spec, teacher, args.games, settings, dagger=args.dagger, cell_games=args.cell_games,
-                         check_games=args.check_games, say=say, advance=advance, epoch_done=epoch_done)
+            if kept is not None:
+                say(f"going on after round {kept.rounds - 1} (of rounds 0 to {args.dagger}), kept in "
+                    f"{partial_path(args.out)}: the games of the rounds kept are recorded again, not trained on again")
+            result = imitate(spec, teacher, args.games, settings, dagger=args.dagger, cell_games=args.cell_games,
+                             check_games=args.check_games, say=say, advance=advance, epoch_done=epoch_done,
+                             kept=weights, round_done=lambda reached: keep_round(
+                                 args.out, args, len(reached), {f"round{r}": g for r, g in enumerate(reached)}))
+    except KeyboardInterrupt as stop:
+        return say_stopped("imitate", stop, args.out, args.dagger + 1)
+
     scores = result.check_scores
     sem = f" ± {scores.std(ddof=1) / np.sqrt(len(scores)):.2f}" if len(scores) > 1 else ""
     save_network(args, spec, result.genome, result.cell_values, fitness=float(scores.mean()),
                  run_preset=f"imitate-{teacher.name}", generation=0, games=args.games * (args.dagger + 1))
+    drop_rounds(args.out)
     show(console, f"on {len(scores):,} fresh games: {scores.mean():.2f}{sem} (teacher {teacher.name}: "
                   f"{result.teacher_mean:.2f} on the recorded games); {time.perf_counter() - started:.0f} s")
     show(console, f"wrote {args.out}: direct network {list(args.hidden)}, {result.genome.size:,} weights; "
