@@ -1,4 +1,4 @@
-"""A fit stopped between rounds (``yamb fit``, ``fit-afterstates``, ``imitate``) keeps the rounds it finished
+"""A fit stopped between rounds (``yamb fit``, ``fit-afterstates``, ``fit-values``, ``imitate``) keeps the rounds it finished
 (``yamb.app.cli.partial``): the same command goes on from them and writes the file an unbroken run writes."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import pytest
 import robo_players.neural.afterstate_values as afterstate_values
 import robo_players.neural.demonstrations as demonstrations
 import robo_players.neural.returns as returns
+import robo_players.neural.value_fit as value_fit
 from yamb.app.cli import main
 from yamb.app.cli.partial import partial_path
 
@@ -22,8 +23,10 @@ COMMANDS = {  # the command, its output's suffix, and where it records a round (
     "imitate": (["imitate", "--preset", "yatzy", "--teacher", "expectimax", "--games", "20", "--dagger", "1",
                  "--hidden", "8", "--epochs", "1", "--cell-games", "10", "--check-games", "10"], ".safetensors",
                 (demonstrations, "record")),
+    "fit-values": (["fit-values", "--preset", "yatzy", "--rounds", "2", "--games", "30", "--hidden", "8",
+                    "--epochs", "1"], ".npz", (value_fit, "play_round")),
 }
-AGAIN = {"fit": [1], "fit-afterstates": [1], "imitate": [1, 2]}  # rounds recorded on going on after round 1
+AGAIN = {"fit": [1], "fit-afterstates": [1], "imitate": [1, 2], "fit-values": [1]}  # rounds recorded on going on after round 1
 
 
 def stop_at_round(monkeypatch: pytest.MonkeyPatch, where: tuple[object, str], stop_at: int) -> list[int]:

@@ -132,19 +132,35 @@ def train(net: ValueNet, rules: Rules, states: np.ndarray, targets: np.ndarray, 
     return loss
 
 
+@dataclass
+class FitState:
+    """What a fit carries from round to round: the network, the generator of its minibatch orders
+    (its state) and the turn starts of the last rounds."""
+
+    net: ValueNet
+    rng: dict
+    buffer: list[np.ndarray]
+
+
 def fit_values(spec: ValueSpec, settings: FitSettings, net: ValueNet | None = None, filled: int = 0,
-               progress: Callable[[Round], None] | None = None) -> tuple[ValueNet, list[Round]]:
+               progress: Callable[[Round], None] | None = None, done: int = 0, state: FitState | None = None,
+               round_done: Callable[[int, FitState], None] | None = None) -> tuple[ValueNet, list[Round]]:
     """Fit a value network for ``spec``'s table by fitted value iteration on its own play (from the
-    endgame where the rows ``filled`` hold 0, when given)."""
+    endgame where the rows ``filled`` hold 0, when given). With ``done`` rounds finished before,
+    ``state`` is what they left and round ``done + 1`` comes next, as in an unbroken fit;
+    ``round_done(k, state)`` follows each round ``k`` (from 1)."""
     rules = spec.rules()
     layout = make_layout(rules, ["free"])
     torch.manual_seed(settings.seed)
     rng = np.random.default_rng(settings.seed)
     net = spec.build() if net is None else net
     buffer: list[np.ndarray] = []
+    if state is not None:
+        net, buffer = state.net, list(state.buffer)
+        rng.bit_generator.state = state.rng
     rounds: list[Round] = []
     decay = (settings.final_lr / settings.lr) ** (1 / max(1, settings.rounds - 1))
-    for k in range(settings.rounds):
+    for k in range(done, settings.rounds):
         start = time.perf_counter()
         values = value_table(net, rules, filled)
         states, mean_score = play_round(layout, values, settings.games, settings.explore,
@@ -157,4 +173,6 @@ def fit_values(spec: ValueSpec, settings: FitSettings, net: ValueNet | None = No
                             time.perf_counter() - start))
         if progress is not None:
             progress(rounds[-1])
+        if round_done is not None:
+            round_done(k + 1, FitState(net, rng.bit_generator.state, buffer))
     return net, rounds

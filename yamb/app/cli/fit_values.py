@@ -45,16 +45,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import json
     import time
     from dataclasses import asdict
 
     import numpy as np
+    import torch
     from rich.console import Console
 
     from evolution.evaluate import init_worker
-    from robo_players.neural.state_values import SUFFIX, ValueSpec, predict, save_values
-    from robo_players.neural.value_fit import FitSettings, fit_values
+    from robo_players.neural.state_values import SUFFIX, ValueSpec, predict, save_values, state_arrays
+    from robo_players.neural.value_fit import FitSettings, FitState, fit_values
     from yamb.app.cli.lines import show
+    from yamb.app.cli.partial import drop_rounds, keep_round, kept_rounds, partial_path, say_stopped
+    from yamb.app.cli.stopping import stop_on_sigterm
     from yamb.rules import rules
 
     if args.preset not in PRESETS:
@@ -75,13 +79,33 @@ def run(args: argparse.Namespace) -> int:
                   f"{r.mean_score:.2f} (exploring), fit error {r.loss ** 0.5:.3f} on {r.states:,} turn starts, "
                   f"{r.seconds:.0f} s")
 
+    def keep(k: int, state: FitState) -> None:
+        arrays = {**{f"net.{name}": a for name, a in state_arrays(state.net).items()},
+                  **{f"buffer{i}": states for i, states in enumerate(state.buffer)},
+                  "rng": np.frombuffer(json.dumps(state.rng).encode(), dtype=np.uint8)}
+        keep_round(args.out, args, k, arrays)
+
+    kept = kept_rounds(args.out, args)
+    state = None
+    if kept is not None:
+        net = spec.build()
+        net.load_state_dict({k[4:]: torch.from_numpy(a) for k, a in kept.arrays.items() if k.startswith("net.")})
+        state = FitState(net, json.loads(kept.arrays["rng"].tobytes()),
+                         [kept.arrays[f"buffer{i}"] for i in range(sum(k.startswith("buffer") for k in kept.arrays))])
     show(err, f"fitting a value network for {args.preset}: {args.rounds} rounds of {args.games:,} games, "
-              f"a line after each")
-    net, _ = fit_values(spec, settings, progress=progress)
+              f"a line after each" + ("" if kept is None else f"; going on after round {kept.rounds}, kept in "
+                                                              f"{partial_path(args.out)}"))
+    try:
+        with stop_on_sigterm():
+            net, _ = fit_values(spec, settings, progress=progress, done=0 if kept is None else kept.rounds,
+                                state=state, round_done=keep)
+    except KeyboardInterrupt as stop:
+        return say_stopped("fit-values", stop, args.out, args.rounds)
     seconds = time.perf_counter() - started
     start_value = float(predict(net, spec.rules(), *np.zeros((3, 1), dtype=np.int64))[0])  # the empty sheet
     save_values(args.out, net, spec, {"settings": asdict(settings), "threads": args.threads,
                                       "start_value": start_value})  # no wall time: the same fit, the same bytes
+    drop_rounds(args.out)
     show(Console(), f"wrote {args.out}: value network {list(args.hidden)}, start value {start_value:.2f}, "
                     f"{args.rounds} round{'s' * (args.rounds > 1)} of {args.games:,} game{'s' * (args.games > 1)}, {seconds:.0f} s; play it: "
                     f"yamb compare {args.out} expectimax --preset {args.preset}")
