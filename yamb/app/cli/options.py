@@ -156,8 +156,15 @@ def output_dir(text: str) -> Path:
 
 
 def storage(text: str) -> str:
-    """An Optuna storage: a database URL (``scheme://...``), or a journal file to write."""
-    return text if "://" in text else str(output_file(text))
+    """An Optuna storage: a database URL (``scheme://...``), or a journal file to write (a new one, or an
+    Optuna journal: not a file of another kind)."""
+    if "://" in text:
+        return text
+    from evolution.sweep_study import check_journal
+
+    path = output_file(text)
+    check_journal(path)
+    return str(path)
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
