@@ -375,6 +375,8 @@ def test_export_names_a_folder_of_runs(tmp_path: Path, capsys: pytest.CaptureFix
     assert "is a folder of 2 runs, not a run" in line and "quick-yatzy-2" in line
     assert "has not finished" in refused_in_one_line(capsys, ["export", str(tmp_path / "runs" / name), "--format", "pt"])
     assert "not a run directory" in refused_in_one_line(capsys, ["export", str(tmp_path), "--format", "pt"])
+    line = refused_in_one_line(capsys, ["export", str(tmp_path / "runs" / "quick-yatzy-3"), "--format", "pt"])
+    assert line.endswith(f"no such run directory or weights file: {tmp_path / 'runs' / 'quick-yatzy-3'}"), line
 
 
 def test_a_weights_file_brings_its_game(capsys: pytest.CaptureFixture[str]) -> None:
