@@ -182,6 +182,23 @@ def test_every_path_option_refuses_an_unusable_path_in_one_line(tmp_path: Path, 
     locked.chmod(0o700)
 
 
+@pytest.mark.parametrize(("command", "option"), options_checked_by(PATH_CHECKS[1:]))
+def test_every_output_option_refuses_a_folder_it_cannot_write_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, command: str,
+        option: str) -> None:
+    """A result to be written into a read-only folder is refused before the work, not lost after it
+    (root writes into any folder, but not on a read-only file system: ``os.access`` says so for both)."""
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: access(path, mode) and not (
+        mode & os.W_OK and Path(path) == locked))
+    for value in (str(locked / "x.png"), str(locked / "new" / "x.png")):
+        line = refused_in_one_line(capsys, [command, *REQUIRED.get(command, []), option, value])
+        assert f"{locked} is not writable" in line and len(line) < 300, line
+    locked.chmod(0o700)
+
+
 @pytest.mark.parametrize(("command", "option"), options_checked_by(INTEGER_CHECKS))
 def test_every_integer_option_takes_ascii_digits_only(capsys: pytest.CaptureFixture[str], command: str,
                                                       option: str) -> None:

@@ -108,6 +108,13 @@ def _nearest_existing(path: Path) -> Path:
     return path
 
 
+def _check_writable(path: Path, folder: Path) -> None:
+    """Refuse ``path`` when its nearest existing folder cannot be written (its permissions, a read-only
+    file system): before the work, not when it is done and the result would be lost."""
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ArgumentError(f"cannot write {path}: {folder} is not writable")
+
+
 def input_file(text: str) -> Path:
     """A regular file to read."""
     path = Path(text)
@@ -132,6 +139,7 @@ def output_file(text: str) -> Path:
     ancestor = _nearest_existing(path.parent)
     if not ancestor.is_dir():
         raise ArgumentError(f"cannot write {path}: {ancestor} is not a directory")
+    _check_writable(path, ancestor)
     return path
 
 
@@ -152,6 +160,7 @@ def output_dir(text: str) -> Path:
     if not ancestor.is_dir():
         raise ArgumentError(f"{ancestor} is not a directory" if ancestor == path.absolute()
                             else f"cannot make {path}: {ancestor} is not a directory")
+    _check_writable(path, ancestor)
     return path
 
 
