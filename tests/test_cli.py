@@ -85,6 +85,29 @@ def test_simulate_json_is_reproducible_whatever_the_batch_size() -> None:
     assert runs[0]["sem"] == pytest.approx(runs[0]["std"] / 300**0.5)
 
 
+def test_simulate_s_games_per_second_leave_out_numba_s_compiling(capsys: pytest.CaptureFixture[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first run compiles for a minute: the rate is the games', not 200 games in 60 seconds."""
+    import time
+
+    from numba.core.event import trigger_event
+
+    import robo_players.simulate
+
+    play = robo_players.simulate.simulate
+
+    def compile_then_play(*args, **kwargs):
+        with trigger_event("numba:compile"):  # as numba says it compiles, for a second
+            time.sleep(1.0)
+        return play(*args, **kwargs)
+
+    monkeypatch.setattr(robo_players.simulate, "simulate", compile_then_play)
+    assert main(["simulate", "--preset", "yatzy", "--games", "20", "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["compile_seconds"] >= 1.0 > stats["seconds"]
+    assert stats["games_per_second"] == pytest.approx(20 / stats["seconds"])
+
+
 def test_evolve_help_names_every_preset(capsys: pytest.CaptureFixture[str]) -> None:
     from evolution.config import PRESETS
     from yamb.app.cli import main

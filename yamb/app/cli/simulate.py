@@ -23,6 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from numba.core.event import TimingListener, install_listener
     from rich.console import Console
     from rich.progress import Progress
     from rich.table import Table
@@ -33,14 +34,17 @@ def run(args: argparse.Namespace) -> int:
     player = make_player(args.player, layout)
     start = time.perf_counter()
     errors = Console(stderr=True)  # progress on stderr, so shown with --json too; nothing off a terminal
-    with Progress(transient=True, console=errors, disable=not errors.is_terminal) as progress:
+    compiling = TimingListener()  # numba's compile time, left out of the games' seconds
+    with (install_listener("numba:compile", compiling),
+          Progress(transient=True, console=errors, disable=not errors.is_terminal) as progress):
         task = progress.add_task(f"{player.name} on {args.preset}", total=args.games)
         scores = simulate(layout, player, args.games, seed=args.seed, batch_size=args.batch_size,
                           progress=lambda n: progress.advance(task, n))
-    seconds = time.perf_counter() - start
+    compile_seconds = compiling.duration if compiling.done else 0.0
+    seconds = time.perf_counter() - start - compile_seconds
     stats = summary(scores)
-    stats.update(player=player.name, preset=args.preset, columns=list(layout.columns),
-                 seed=args.seed, seconds=seconds, games_per_second=args.games / seconds)
+    stats.update(player=player.name, preset=args.preset, columns=list(layout.columns), seed=args.seed,
+                 seconds=seconds, compile_seconds=compile_seconds, games_per_second=args.games / seconds)
     if args.json:
         print(json.dumps(stats))
         return 0
