@@ -131,6 +131,18 @@ def test_progress_goes_to_a_terminal_s_stderr_and_json_stays_pure(command: list[
     assert "greedy" in shown.stderr
 
 
+@pytest.mark.slow
+def test_bench_shows_its_progress_on_a_terminal_s_stderr() -> None:
+    """``yamb bench`` plays for a minute: a bar says which case it measures; stdout stays one JSON object."""
+    args = [sys.executable, "-m", "yamb", "bench", "--games", "200", "--repeat", "1", "--threads", "1", "--json"]
+    env = {**os.environ, "FORCE_COLOR": "1", "TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "1"}
+    shown = subprocess.run(args, capture_output=True, text=True, check=True, env=env)
+    assert json.loads(shown.stdout)["games"] == 200
+    assert "yamb" in shown.stderr and "━" in shown.stderr  # the first case, shown as it starts
+    quiet = subprocess.run(args, capture_output=True, text=True, check=True)
+    assert quiet.stderr in ("", f"yamb bench: {MESSAGE}\n")  # off a terminal: no bar
+
+
 def test_rounds_off_a_terminal_say_each_tenth_of_the_games() -> None:
     """``yamb fit`` and ``imitate`` into a log: no bar is drawn there, so a line at each tenth of a round."""
     import io
