@@ -251,7 +251,7 @@ def test_cli_runs_and_reports_errors(tmp_path: Path, capsys) -> None:
             "--hidden", "2", "--workers", "1", "--set", "final_games=3", "--set", "hall_of_fame=1"]
     assert main(args) == 0
     printed = capsys.readouterr().out
-    assert "gen   1/1  best" in printed
+    assert "gen   1/1  best" in printed and "━" not in printed  # off a terminal, the lines and no bar
     assert "against expectimax, where it started:" in printed and "started from (expectimax)" not in printed
     assert f"play against it: yamb play --bot {out}/best.pt" in printed
     assert main(["export", str(out), "--format", "npz"]) == 0 and (out / "best.npz").is_file()
