@@ -108,6 +108,19 @@ def test_simulate_s_games_per_second_leave_out_numba_s_compiling(capsys: pytest.
     assert stats["games_per_second"] == pytest.approx(20 / stats["seconds"])
 
 
+def test_every_option_with_a_default_says_it_in_its_help() -> None:
+    """``--batch-size`` said "games per batch" and not that it is 20000; ``yamb score --help`` offered the game
+    of a weights file that score never reads."""
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    unsaid = [(name, action.option_strings[-1]) for name, sub in commands.items() for action in sub._actions
+              if action.option_strings and action.default not in (None, False, [], argparse.SUPPRESS)
+              and "default" not in (action.help or "")]
+    assert unsaid == []
+    for name in ("score", "solve"):
+        assert "weights file" not in " ".join(commands[name].format_help().split()), name
+
+
 def test_evolve_help_names_every_preset(capsys: pytest.CaptureFixture[str]) -> None:
     from evolution.config import PRESETS
     from yamb.app.cli import main

@@ -16,7 +16,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_table_arguments(parser)
     parser.add_argument("--games", type=arg(options.integer(2, options.MAX_GAMES)), default=10_000, help="games per player (default 10000)")
     parser.add_argument("--seed", type=arg(options.seed), default=0, help="dice seed, the same for every player (default 0)")
-    parser.add_argument("--batch-size", type=arg(options.batch_size), default=20_000, help="games per batch")
+    parser.add_argument("--batch-size", type=arg(options.batch_size), default=20_000,
+                        help="games played at once (default 20000)")
     parser.add_argument("--luck", metavar="PLAYER",
                         help="also subtract each roll's luck as this search player values the hands it could "
                              "give (e.g. best): luck-adjusted means and differences, the same in expectation, "

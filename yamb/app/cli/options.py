@@ -176,16 +176,18 @@ def storage(text: str) -> str:
     return str(path)
 
 
-def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
+def add_rules_arguments(parser: argparse.ArgumentParser, files: bool = True) -> None:
+    """``--preset``, ``--dice`` and ``--joker``; ``files``: the command plays weights files, whose game is the default."""
     parser.add_argument("--preset", default=None, metavar="GAME",
-                        help="the game: yamb, jamb6, yatzy or yahtzee (default yamb, or the game of the weights "
-                             "file played)")
-    parser.add_argument("--dice", type=arg(whole_number), default=None, help="5 or 6 dice where the preset allows it")
+                        help="the game: yamb, jamb6, yatzy or yahtzee (default yamb"
+                             f"{', or the game of the weights file played' if files else ''})")
+    parser.add_argument("--dice", type=arg(whole_number), default=None,
+                        help="5 or 6 dice where the preset allows it (default 6 for jamb6, else 5)")
     parser.add_argument("--joker", default=None, help="yahtzee joker rule: free (default) or forced")
 
 
-def add_table_arguments(parser: argparse.ArgumentParser) -> None:
-    add_rules_arguments(parser)
+def add_table_arguments(parser: argparse.ArgumentParser, files: bool = True) -> None:
+    add_rules_arguments(parser, files)
     parser.add_argument(
         "--columns", default=None,
         help="comma-separated column kinds, e.g. down,up,free,announce (default: the preset's table)",

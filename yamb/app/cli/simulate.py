@@ -18,7 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="player name (default random) or a weights file (.pt, .safetensors, .onnx, .npz)")
     parser.add_argument("--games", type=arg(options.games), default=10_000, help="number of games (default 10000)")
     parser.add_argument("--seed", type=arg(options.seed), default=0, help="dice seed (default 0)")
-    parser.add_argument("--batch-size", type=arg(options.batch_size), default=20_000, help="games per batch")
+    parser.add_argument("--batch-size", type=arg(options.batch_size), default=20_000,
+                        help="games played at once (default 20000)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 

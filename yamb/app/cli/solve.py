@@ -12,10 +12,10 @@ HELP = "solve a one-column table exactly (yatzy, yahtzee; or one down/up/free/an
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_table_arguments(parser)
+    add_table_arguments(parser, files=False)
     parser.add_argument("--cached", action="store_true", help="reuse a cached solution instead of solving")
     parser.add_argument("--games", type=arg(options.integer(0, options.MAX_GAMES)), default=0,
-                        help="also play N games optimally on the engine and summarize the scores")
+                        help="also play N games optimally on the engine and summarize the scores (default 0: none)")
     parser.add_argument("--seed", type=arg(options.seed), default=0, help="dice seed of those games (default 0)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
