@@ -182,7 +182,11 @@ def test_cli_sweeps_and_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     directory = str(tmp_path / "sweep")
     assert main(["sweep", directory, "--trials", "1", "--recipe", "tiny", "--pruner", "none",
                  "--storage", str(tmp_path / "journal.log")]) == 0
-    assert "1 complete" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "1 complete" in out
+    lines = out.splitlines()  # off a terminal: a line as the sweep starts and as each trial ends, and no bar
+    assert lines[1].startswith("trials 0/1: trial 0: generation 1/") and lines[2].startswith("trials 1/1: trial 0: ")
+    assert not any(line.startswith("trials ━") for line in lines), out
     assert main(["sweep", "report", directory]) == 0
     out = capsys.readouterr().out
     assert "yamb evolve --config" in out
