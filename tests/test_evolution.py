@@ -126,6 +126,10 @@ def test_a_finished_run_can_be_extended(tmp_path: Path) -> None:
     evolve(start(config, tmp_path), tmp_path)
     result = evolve(resume(tmp_path, {"generations": 3}), tmp_path)
     assert result["generations"] == 3 and len(pd.read_csv(tmp_path / "logbook.csv")) == 3
+    config = (tmp_path / "config.toml").read_text()
+    with pytest.raises(ConfigError, match="has played 3 generations: --generations 2 would end it before them"):
+        resume(tmp_path, {"generations": 2})  # config.toml would say 2 of a run of 3
+    assert (tmp_path / "config.toml").read_text() == config
 
 
 def test_the_population_scores_do_not_depend_on_the_workers_split() -> None:
