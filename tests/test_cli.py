@@ -425,6 +425,19 @@ def test_an_unknown_bot_is_refused_before_the_game_is_shown(capsys: pytest.Captu
     assert "unknown player 'nonexistent'" in line
 
 
+def test_play_saves_over_a_save_never_over_another_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--save notes.txt`` used to replace someone's notes with the game after its first turn."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("someone's notes\n")
+    game = ["play", "--humans", "0", "--bots", "1", "--bot", "random", "--seed", "1", "--no-coach"]
+    line = refused_in_one_line(capsys, [*game, "--save", str(notes)])
+    assert f"{notes} holds a file that is not a saved game of yamb play" in line
+    assert notes.read_text() == "someone's notes\n"
+    assert main([*game, "--save", str(tmp_path / "g.json")]) == 0  # a new file, then a save: written
+    assert main([*game, "--save", str(tmp_path / "g.json")]) == 0
+    capsys.readouterr()
+
+
 def test_a_folder_where_a_weights_file_belongs_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "net.pt").mkdir()
     for args in (["simulate", "--player"], ["compare", "--games", "2", "random"], ["play", "--bots", "1", "--bot"]):
