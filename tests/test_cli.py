@@ -108,6 +108,13 @@ def test_simulate_s_games_per_second_leave_out_numba_s_compiling(capsys: pytest.
     assert stats["games_per_second"] == pytest.approx(20 / stats["seconds"])
 
 
+def test_an_unknown_option_is_named_by_its_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
+    """It was ``yamb: error: unrecognized arguments: --gmes 10 (see yamb --help)``, whose help lists no options."""
+    assert main(["simulate", "--gmes", "10"]) == 2
+    assert capsys.readouterr().err == ("yamb simulate: error: unrecognized arguments: --gmes 10 "
+                                       "(see yamb simulate --help)\n")
+
+
 def test_every_option_with_a_default_says_it_in_its_help() -> None:
     """``--batch-size`` said "games per batch" and not that it is 20000; ``yamb score --help`` offered the game
     of a weights file that score never reads."""
