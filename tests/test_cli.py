@@ -115,6 +115,13 @@ def test_an_unknown_option_is_named_by_its_subcommand(capsys: pytest.CaptureFixt
                                        "(see yamb simulate --help)\n")
 
 
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"yamb {version('yamb-evolution')}\n"
+
+
 def test_every_option_with_a_default_says_it_in_its_help() -> None:
     """``--batch-size`` said "games per batch" and not that it is 20000; ``yamb score --help`` offered the game
     of a weights file that score never reads."""

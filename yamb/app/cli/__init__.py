@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="yamb", description="Yamb, Yatzy and Yahtzee: engine, solver, players and evolution."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         module = importlib.import_module(f"yamb.app.cli.{name.replace('-', '_')}")
@@ -35,6 +36,16 @@ def build_parser() -> argparse.ArgumentParser:
         module.add_arguments(command)
         command.set_defaults(run=module.run, parser=command)
     return parser
+
+
+def _version() -> str:
+    """This project's installed version (``pyproject.toml``), or ``unknown`` when it is not installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("yamb-evolution")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def main(argv: list[str] | None = None) -> int:
