@@ -108,6 +108,15 @@ def test_simulate_s_games_per_second_leave_out_numba_s_compiling(capsys: pytest.
     assert stats["games_per_second"] == pytest.approx(20 / stats["seconds"])
 
 
+def test_table_titles_stay_on_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """rich wrapped a title to its table's width: ``expectimax on yamb (down, up,`` over ``free, announce)``."""
+    assert main(["simulate", "--player", "greedy", "--columns", "down,up,free,announce", "--games", "20"]) == 0
+    assert main(["compare", "random", "greedy", "--preset", "yatzy", "--games", "20"]) == 0
+    out = capsys.readouterr().out
+    for title in ("greedy on yamb (down, up, free, announce)", "head to head: row beats column (ties count 1/2)"):
+        assert title in out, out
+
+
 def test_an_unknown_option_is_named_by_its_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
     """It was ``yamb: error: unrecognized arguments: --gmes 10 (see yamb --help)``, whose help lists no options."""
     assert main(["simulate", "--gmes", "10"]) == 2

@@ -7,6 +7,7 @@ import json
 import time
 
 from yamb.app.cli import options
+from yamb.app.cli.lines import titled_table
 from yamb.app.cli.options import add_table_arguments, arg, layout_from
 
 HELP = "play N solitaire games with a player and print score statistics"
@@ -27,7 +28,6 @@ def run(args: argparse.Namespace) -> int:
     from numba.core.event import TimingListener, install_listener
     from rich.console import Console
     from rich.progress import Progress
-    from rich.table import Table
 
     from robo_players.registry import make_player
     from robo_players.simulate import simulate, summary
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(stats))
         return 0
-    table = Table(title=f"{player.name} on {args.preset} ({', '.join(layout.columns)})")
+    table = titled_table(f"{player.name} on {args.preset} ({', '.join(layout.columns)})")
     table.add_column("statistic")
     table.add_column("value", justify="right")
     for key in ("games", "mean", "std", "sem", "min", "p5", "p25", "p50", "p75", "p95", "max",
