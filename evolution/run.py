@@ -121,6 +121,9 @@ def resume(run_dir: Path, changes: dict) -> RunState:
     saved = with_settings(EvolveConfig(), read_toml(run_dir / CONFIG_FILE))
     if replace(saved, **{k: getattr(state.config, k) for k in RESUMABLE}) != state.config:
         raise ConfigError(f"{run_dir / CONFIG_FILE} does not match the checkpoint; restore it or start a new run")
+    if changes.get("generations", state.generation) < state.generation:
+        raise ConfigError(f"{run_dir} has played {state.generation} generations: --generations "
+                          f"{changes['generations']} would end it before them; give {state.generation} or more")
     if changes.get("backend") == "processes":
         changes = {"ray_address": "", **changes}  # the cluster of a ray run is left behind
     state.config = with_settings(state.config, changes).validate()

@@ -128,6 +128,22 @@ def retry_callback() -> optuna.storages.RetryHeartbeatStaleTrialCallback:
     return optuna.storages.RetryHeartbeatStaleTrialCallback(max_retry=MAX_RETRIES, inherit_intermediate_values=True)
 
 
+def check_journal(path: Path) -> None:
+    """Refuse an existing file that is not an Optuna journal (its first line a JSON object with an
+    ``op_code``): the journal would append its records to it, then fail to read it back."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    with path.open("rb") as file:
+        first = file.readline(1 << 20)
+    try:
+        record = json.loads(first)
+    except ValueError:  # not JSON, or not UTF-8
+        record = None
+    if not isinstance(record, dict) or "op_code" not in record:
+        raise SweepError(f"{path} is not an Optuna journal file; name a new file or a sweep's journal "
+                         f"(or a database URL) for --storage")
+
+
 def open_storage(url: str) -> optuna.storages.BaseStorage:
     """An Optuna storage: an RDB URL (``sqlite:///...``, ``postgresql://...``) or a journal file path.
 
@@ -137,6 +153,7 @@ def open_storage(url: str) -> optuna.storages.BaseStorage:
     """
     if "://" not in url:
         path = Path(url)
+        check_journal(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         return optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(str(path)))
     engine = {"connect_args": {"timeout": 60}} if url.startswith("sqlite") else None

@@ -85,6 +85,65 @@ def test_simulate_json_is_reproducible_whatever_the_batch_size() -> None:
     assert runs[0]["sem"] == pytest.approx(runs[0]["std"] / 300**0.5)
 
 
+def test_simulate_s_games_per_second_leave_out_numba_s_compiling(capsys: pytest.CaptureFixture[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first run compiles for a minute: the rate is the games', not 200 games in 60 seconds."""
+    import time
+
+    from numba.core.event import trigger_event
+
+    import robo_players.simulate
+
+    play = robo_players.simulate.simulate
+
+    def compile_then_play(*args, **kwargs):
+        with trigger_event("numba:compile"):  # as numba says it compiles, for a second
+            time.sleep(1.0)
+        return play(*args, **kwargs)
+
+    monkeypatch.setattr(robo_players.simulate, "simulate", compile_then_play)
+    assert main(["simulate", "--preset", "yatzy", "--games", "20", "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["compile_seconds"] >= 1.0 > stats["seconds"]
+    assert stats["games_per_second"] == pytest.approx(20 / stats["seconds"])
+
+
+def test_table_titles_stay_on_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """rich wrapped a title to its table's width: ``expectimax on yamb (down, up,`` over ``free, announce)``."""
+    assert main(["simulate", "--player", "greedy", "--columns", "down,up,free,announce", "--games", "20"]) == 0
+    assert main(["compare", "random", "greedy", "--preset", "yatzy", "--games", "20"]) == 0
+    out = capsys.readouterr().out
+    for title in ("greedy on yamb (down, up, free, announce)", "head to head: row beats column (ties count 1/2)"):
+        assert title in out, out
+
+
+def test_an_unknown_option_is_named_by_its_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
+    """It was ``yamb: error: unrecognized arguments: --gmes 10 (see yamb --help)``, whose help lists no options."""
+    assert main(["simulate", "--gmes", "10"]) == 2
+    assert capsys.readouterr().err == ("yamb simulate: error: unrecognized arguments: --gmes 10 "
+                                       "(see yamb simulate --help)\n")
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"yamb {version('yamb-evolution')}\n"
+
+
+def test_every_option_with_a_default_says_it_in_its_help() -> None:
+    """``--batch-size`` said "games per batch" and not that it is 20000; ``yamb score --help`` offered the game
+    of a weights file that score never reads."""
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    unsaid = [(name, action.option_strings[-1]) for name, sub in commands.items() for action in sub._actions
+              if action.option_strings and action.default not in (None, False, [], argparse.SUPPRESS)
+              and "default" not in (action.help or "")]
+    assert unsaid == []
+    for name in ("score", "solve"):
+        assert "weights file" not in " ".join(commands[name].format_help().split()), name
+
+
 def test_evolve_help_names_every_preset(capsys: pytest.CaptureFixture[str]) -> None:
     from evolution.config import PRESETS
     from yamb.app.cli import main
@@ -106,6 +165,18 @@ def test_progress_goes_to_a_terminal_s_stderr_and_json_stays_pure(command: list[
     shown = subprocess.run(args, capture_output=True, text=True, check=True, env=env)
     assert json.loads(shown.stdout)  # the progress never reaches stdout
     assert "greedy" in shown.stderr
+
+
+@pytest.mark.slow
+def test_bench_shows_its_progress_on_a_terminal_s_stderr() -> None:
+    """``yamb bench`` plays for a minute: a bar says which case it measures; stdout stays one JSON object."""
+    args = [sys.executable, "-m", "yamb", "bench", "--games", "200", "--repeat", "1", "--threads", "1", "--json"]
+    env = {**os.environ, "FORCE_COLOR": "1", "TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "1"}
+    shown = subprocess.run(args, capture_output=True, text=True, check=True, env=env)
+    assert json.loads(shown.stdout)["games"] == 200
+    assert "yamb" in shown.stderr and "━" in shown.stderr  # the first case, shown as it starts
+    quiet = subprocess.run(args, capture_output=True, text=True, check=True)
+    assert quiet.stderr in ("", f"yamb bench: {MESSAGE}\n")  # off a terminal: no bar
 
 
 def test_rounds_off_a_terminal_say_each_tenth_of_the_games() -> None:
@@ -179,6 +250,23 @@ def test_every_path_option_refuses_an_unusable_path_in_one_line(tmp_path: Path, 
     for value, reason in cases.items():
         line = refused_in_one_line(capsys, [command, *REQUIRED.get(command, []), option, value])
         assert reason in line and len(line) < 300, line
+    locked.chmod(0o700)
+
+
+@pytest.mark.parametrize(("command", "option"), options_checked_by(PATH_CHECKS[1:]))
+def test_every_output_option_refuses_a_folder_it_cannot_write_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, command: str,
+        option: str) -> None:
+    """A result to be written into a read-only folder is refused before the work, not lost after it
+    (root writes into any folder, but not on a read-only file system: ``os.access`` says so for both)."""
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: access(path, mode) and not (
+        mode & os.W_OK and Path(path) == locked))
+    for value in (str(locked / "x.png"), str(locked / "new" / "x.png")):
+        line = refused_in_one_line(capsys, [command, *REQUIRED.get(command, []), option, value])
+        assert f"{locked} is not writable" in line and len(line) < 300, line
     locked.chmod(0o700)
 
 
@@ -360,6 +448,19 @@ def test_an_unknown_bot_is_refused_before_the_game_is_shown(capsys: pytest.Captu
     assert "unknown player 'nonexistent'" in line
 
 
+def test_play_saves_over_a_save_never_over_another_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--save notes.txt`` used to replace someone's notes with the game after its first turn."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("someone's notes\n")
+    game = ["play", "--humans", "0", "--bots", "1", "--bot", "random", "--seed", "1", "--no-coach"]
+    line = refused_in_one_line(capsys, [*game, "--save", str(notes)])
+    assert f"{notes} holds a file that is not a saved game of yamb play" in line
+    assert notes.read_text() == "someone's notes\n"
+    assert main([*game, "--save", str(tmp_path / "g.json")]) == 0  # a new file, then a save: written
+    assert main([*game, "--save", str(tmp_path / "g.json")]) == 0
+    capsys.readouterr()
+
+
 def test_a_folder_where_a_weights_file_belongs_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "net.pt").mkdir()
     for args in (["simulate", "--player"], ["compare", "--games", "2", "random"], ["play", "--bots", "1", "--bot"]):
@@ -375,6 +476,8 @@ def test_export_names_a_folder_of_runs(tmp_path: Path, capsys: pytest.CaptureFix
     assert "is a folder of 2 runs, not a run" in line and "quick-yatzy-2" in line
     assert "has not finished" in refused_in_one_line(capsys, ["export", str(tmp_path / "runs" / name), "--format", "pt"])
     assert "not a run directory" in refused_in_one_line(capsys, ["export", str(tmp_path), "--format", "pt"])
+    line = refused_in_one_line(capsys, ["export", str(tmp_path / "runs" / "quick-yatzy-3"), "--format", "pt"])
+    assert line.endswith(f"no such run directory or weights file: {tmp_path / 'runs' / 'quick-yatzy-3'}"), line
 
 
 def test_a_weights_file_brings_its_game(capsys: pytest.CaptureFixture[str]) -> None:

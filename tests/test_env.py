@@ -264,10 +264,11 @@ def test_each_agents_return_is_its_final_score() -> None:
 def test_turn_based_aec_to_parallel_plays_and_aec_to_parallel_refuses() -> None:
     from pettingzoo.utils.conversions import aec_to_parallel, turn_based_aec_to_parallel
 
-    warnings.simplefilter("ignore", UserWarning)  # no render_mode
     with pytest.raises(AssertionError, match="is_parallelizable"):
         aec_to_parallel(multiagent.env(players=2, preset="yatzy"))
-    env = turn_based_aec_to_parallel(multiagent.env(players=2, preset="yatzy"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # docs/environment.md's example: no "does not have a render_mode" warning
+        env = turn_based_aec_to_parallel(multiagent.env(players=2, preset="yatzy"))
     observations, infos = env.reset(seed=5)
     steps = 0
     while env.agents:

@@ -126,6 +126,10 @@ def test_a_finished_run_can_be_extended(tmp_path: Path) -> None:
     evolve(start(config, tmp_path), tmp_path)
     result = evolve(resume(tmp_path, {"generations": 3}), tmp_path)
     assert result["generations"] == 3 and len(pd.read_csv(tmp_path / "logbook.csv")) == 3
+    config = (tmp_path / "config.toml").read_text()
+    with pytest.raises(ConfigError, match="has played 3 generations: --generations 2 would end it before them"):
+        resume(tmp_path, {"generations": 2})  # config.toml would say 2 of a run of 3
+    assert (tmp_path / "config.toml").read_text() == config
 
 
 def test_the_population_scores_do_not_depend_on_the_workers_split() -> None:
@@ -251,7 +255,7 @@ def test_cli_runs_and_reports_errors(tmp_path: Path, capsys) -> None:
             "--hidden", "2", "--workers", "1", "--set", "final_games=3", "--set", "hall_of_fame=1"]
     assert main(args) == 0
     printed = capsys.readouterr().out
-    assert "gen   1/1  best" in printed
+    assert "gen   1/1  best" in printed and "━" not in printed  # off a terminal, the lines and no bar
     assert "against expectimax, where it started:" in printed and "started from (expectimax)" not in printed
     assert f"play against it: yamb play --bot {out}/best.pt" in printed
     assert main(["export", str(out), "--format", "npz"]) == 0 and (out / "best.npz").is_file()

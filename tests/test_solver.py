@@ -216,3 +216,13 @@ def test_cli_json(capsys):
     assert out["expected_score"] == pytest.approx(float(column_total(yamb.rules("yatzy"), 3)["total"]), rel=1e-12)
     assert out["seconds"] > 0 and out["states"] > 0
     assert main(["solve", "--preset", "yamb"]) == 2
+
+
+def test_cli_says_a_cached_solution_was_loaded_not_solved(capsys):
+    """``--cached`` printed "178 states solved in 19.4 s" for a load of a moment: the time of the solve it loaded."""
+    assert main(["solve", "--preset", "yatzy", "--columns", "down", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["loaded"] is False  # solved (and cached)
+    assert main(["solve", "--preset", "yatzy", "--columns", "down", "--cached", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["loaded"] is True
+    assert main(["solve", "--preset", "yatzy", "--columns", "down", "--cached"]) == 0
+    assert "once, loaded from the cache now" in capsys.readouterr().out

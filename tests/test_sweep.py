@@ -163,6 +163,18 @@ def test_storages(tmp_path: Path) -> None:
         open_storage("nosuchdb://x")
 
 
+def test_a_file_that_is_not_a_journal_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    """A journal storage appends to its file: a file of another kind would gain a record, then fail to be read."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("someone's notes\n")
+    with pytest.raises(SweepError, match="is not an Optuna journal file"):
+        open_storage(str(notes))
+    assert notes.read_text() == "someone's notes\n"
+    journal = tmp_path / "sweep.log"
+    optuna.create_study(storage=open_storage(str(journal)), study_name="s")
+    assert isinstance(open_storage(str(journal)), optuna.storages.JournalStorage)  # a journal opens again
+
+
 @pytest.mark.slow
 def test_cli_sweeps_and_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                 capsys: pytest.CaptureFixture) -> None:
@@ -170,7 +182,11 @@ def test_cli_sweeps_and_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     directory = str(tmp_path / "sweep")
     assert main(["sweep", directory, "--trials", "1", "--recipe", "tiny", "--pruner", "none",
                  "--storage", str(tmp_path / "journal.log")]) == 0
-    assert "1 complete" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "1 complete" in out
+    lines = out.splitlines()  # off a terminal: a line as the sweep starts and as each trial ends, and no bar
+    assert lines[1].startswith("trials 0/1: trial 0: generation 1/") and lines[2].startswith("trials 1/1: trial 0: ")
+    assert not any(line.startswith("trials ━") for line in lines), out
     assert main(["sweep", "report", directory]) == 0
     out = capsys.readouterr().out
     assert "yamb evolve --config" in out
@@ -188,6 +204,7 @@ def test_cli_sweeps_and_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         (["{tmp}/s", "--trials", "0"], "argument --trials: '0' is not a whole number from 1 to 1,000,000"),
         (["{tmp}/s", "--seed", "-1"], "argument --seed: '-1' is not a whole number from 0 to 2**64-1"),
         (["{tmp}/s", "--storage", "{tmp}"], "is a directory, not a file"),
+        (["{tmp}/s", "--storage", "{tmp}/notes.txt"], "notes.txt is not an Optuna journal file"),
         (["{tmp}/s", "--pruner", "best"], "unknown pruner 'best'"),
         (["{tmp}/s", "--recipe", "huge"], "unknown sweep recipe 'huge'"),
         (["{tmp}/s", "--preset", "huge"], "unknown preset 'huge'"),
@@ -201,6 +218,7 @@ def test_cli_sweeps_and_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     ],
 )
 def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture, args: list[str], needle: str) -> None:
+    (tmp_path / "notes.txt").write_text("someone's notes\n")
     assert main(["sweep", *(a.replace("{tmp}", str(tmp_path)) for a in args)]) == 2
     err = capsys.readouterr().err.strip()
     assert needle in err and len(err.splitlines()) == 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from fastapi.testclient import TestClient
@@ -11,6 +13,8 @@ from robo_players.coach.review import review_game
 from yamb.app.web import Settings, create_app
 from yamb.game import Game
 from yamb.rules import rules
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -69,6 +73,20 @@ def test_the_hint_of_a_keep_gives_its_pattern_chances(client):
     expected = keep_outcomes(rules("yatzy"), hint["keep"], 2)
     assert {o["row"]: o["next_roll"] for o in hint["outcomes"]} == pytest.approx(expected.next_roll)
     assert {o["row"]: o["by_end"] for o in hint["outcomes"]} == pytest.approx(expected.by_end)
+
+
+def test_the_review_s_coach_is_a_registry_name_never_a_path_or_a_look_ahead(client, tmp_path):
+    """As for a seat's bot (docs/web.md, no paths from the client): a weights file on the server's disk, or a
+    look-ahead of many turns (tens of GB), is refused with 400 before anything is built."""
+    from robo_players.neural.files import load_weights, save_weights
+
+    bot = tmp_path / "bot.npz"
+    save_weights(load_weights(ROOT / "robo_players" / "bots" / "yatzy-5d-free.safetensors"), bot, "npz")
+    state = client.post("/api/games", json={"preset": "yatzy", "seats": [{"name": "Ana"}]}).json()
+    for coach in (str(bot), "best+lookahead9", "expectimax+lookahead"):
+        answer = client.get(f"/api/games/{state['id']}/review", params={"coach": coach})
+        assert answer.status_code == 400 and f"unknown coach {coach!r}" in answer.json()["detail"], coach
+    assert client.get(f"/api/games/{state['id']}/review", params={"coach": "expectimax"}).status_code == 200
 
 
 def test_the_review_is_in_the_openapi_description(client):

@@ -81,6 +81,7 @@ class YambAECEnv(AECEnv):
     """
 
     metadata = {"name": "yamb_v0", "render_modes": [], "is_parallelizable": False}
+    render_mode: str | None = None  # nothing to render; PettingZoo's wrappers read it (and warn without it)
 
     def __init__(
         self,

@@ -28,19 +28,32 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="yamb", description="Yamb, Yatzy and Yahtzee: engine, solver, players and evolution."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         module = importlib.import_module(f"yamb.app.cli.{name.replace('-', '_')}")
         command = sub.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(command)
-        command.set_defaults(run=module.run)
+        command.set_defaults(run=module.run, parser=command)
     return parser
+
+
+def _version() -> str:
+    """This project's installed version (``pyproject.toml``), or ``unknown`` when it is not installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("yamb-evolution")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, unknown = parser.parse_known_args(argv)
+        if unknown:  # named by the subcommand, whose --help lists its options
+            args.parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as done:  # --help, or a bad argument (its one-line error is printed)
         return int(done.code or 0)
     if args.command not in QUICK:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 
 from yamb.app.cli import options
 from yamb.app.cli.options import arg
@@ -31,8 +32,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def _rate(preset: str, games: int, batch_size: int, check: bool, repeat: int) -> float:
-    """Best games per second of ``repeat`` runs of ``games`` random games."""
+def _rate(preset: str, games: int, batch_size: int, check: bool, repeat: int,
+          done: Callable[[], None] = lambda: None) -> float:
+    """Best games per second of ``repeat`` runs of ``games`` random games (``done()`` after the warm-up
+    and after each run)."""
     from robo_players.random_player import RandomPlayer
     from robo_players.simulate import simulate
     from yamb.engine import PARALLEL_GAMES
@@ -41,16 +44,20 @@ def _rate(preset: str, games: int, batch_size: int, check: bool, repeat: int) ->
 
     lay = layout(rules(preset))
     simulate(lay, RandomPlayer(), min(games, PARALLEL_GAMES), check=check)  # compile, start threads
+    done()
     best = 0.0
     for _ in range(repeat):
         start = time.perf_counter()
         simulate(lay, RandomPlayer(), games, seed=1, batch_size=batch_size, check=check)
         best = max(best, games / (time.perf_counter() - start))
+        done()
     return best
 
 
 def run(args: argparse.Namespace) -> int:
     import numba
+    from rich.console import Console
+    from rich.progress import Progress
 
     from yamb.errors import YambError
 
@@ -62,9 +69,15 @@ def run(args: argparse.Namespace) -> int:
         "games": args.games, "batch_size": args.batch_size, "repeat": args.repeat,
         "threads": numba.get_num_threads(),
     }
+    errors = Console(stderr=True)  # progress on stderr, so shown with --json too; nothing off a terminal
     try:
-        for key, preset, check in CASES:
-            results[key] = _rate(preset, args.games, args.batch_size, check, args.repeat)
+        with Progress(transient=True, console=errors, disable=not errors.is_terminal) as progress:
+            task = progress.add_task("", total=len(CASES) * (args.repeat + 1))
+            for key, preset, check in CASES:
+                progress.update(task, description=f"{preset}{', every action checked' if check else ''}",
+                                refresh=True)
+                results[key] = _rate(preset, args.games, args.batch_size, check, args.repeat,
+                                     lambda: progress.advance(task))
     finally:
         numba.set_num_threads(threads)
     results["note"] = "random legal play; games_per_second is the standard yamb table"

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from yamb.app.cli import options
+from yamb.app.cli.lines import titled_table
 from yamb.app.cli.options import add_table_arguments, arg, layout_from
 
 HELP = "play the same games with several players and compare them (mean, sem, rows, wins, paired differences, Mann-Whitney U)"
@@ -16,7 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_table_arguments(parser)
     parser.add_argument("--games", type=arg(options.integer(2, options.MAX_GAMES)), default=10_000, help="games per player (default 10000)")
     parser.add_argument("--seed", type=arg(options.seed), default=0, help="dice seed, the same for every player (default 0)")
-    parser.add_argument("--batch-size", type=arg(options.batch_size), default=20_000, help="games per batch")
+    parser.add_argument("--batch-size", type=arg(options.batch_size), default=20_000,
+                        help="games played at once (default 20000)")
     parser.add_argument("--luck", metavar="PLAYER",
                         help="also subtract each roll's luck as this search player values the hands it could "
                              "give (e.g. best): luck-adjusted means and differences, the same in expectation, "
@@ -26,16 +28,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _tables(report: dict[str, dict], title: str) -> list:
-    from rich.table import Table
-
     names = list(report)
-    stats = Table(title=title)
+    stats = titled_table(title)
     stats.add_column("player")
     for key in ("mean", "std", "sem", "min", "p50", "max"):
         stats.add_column(key, justify="right")
     for name, r in report.items():
         stats.add_row(name, *(f"{r[key]:.2f}" for key in ("mean", "std", "sem", "min", "p50", "max")))
-    rows = Table(title="mean score of each row (all columns)")
+    rows = titled_table("mean score of each row (all columns)")
     rows.add_column("row")
     for name in names:
         rows.add_column(name, justify="right")
@@ -44,7 +44,7 @@ def _tables(report: dict[str, dict], title: str) -> list:
     out = [stats, rows]
     adjusted = "adjusted" in report[names[0]]
     if adjusted:
-        luck = Table(title="luck-adjusted: the score less its dice's luck (the same mean in expectation)")
+        luck = titled_table("luck-adjusted: the score less its dice's luck (the same mean in expectation)")
         luck.add_column("player")
         for key in ("mean", "std", "sem"):
             luck.add_column(key, justify="right")
@@ -63,7 +63,7 @@ def _tables(report: dict[str, dict], title: str) -> list:
                 f"{r['adjusted_difference'][o]['mean']:+.2f} ± {r['adjusted_difference'][o]['sem']:.2f}, "
                 f"{r['adjusted_difference'][o]['p']:.2g}")
         for label, cell in cells.items():
-            pairs = Table(title=label)
+            pairs = titled_table(label)
             pairs.add_column("")
             for name in names:
                 pairs.add_column(name, justify="right")

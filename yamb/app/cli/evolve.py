@@ -201,7 +201,7 @@ def run(args: argparse.Namespace) -> int:
                   f"first time after an install or an update, seconds once cached)", file=sys.stderr, flush=True)
             said()
             times["evolve"] = times["last"] = time.perf_counter()
-            with Progress(*columns, console=console) as progress:
+            with Progress(*columns, console=console, disable=not console.is_terminal) as progress:  # a log: lines
                 task = progress.add_task("evolve", total=c.generations, completed=state.generation)
 
                 def report(state, entry: dict) -> None:

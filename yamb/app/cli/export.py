@@ -30,6 +30,8 @@ def run(args: argparse.Namespace) -> int:
     from robo_players.neural.files import WeightsFileError, load_weights, save_weights
 
     source = Path(args.source)
+    if not source.exists():
+        raise options.ArgumentError(f"no such run directory or weights file: {source}")
     weights_file = source / BEST_FILE if source.is_dir() else source
     if source.is_dir() and not weights_file.is_file():
         raise WeightsFileError(_not_a_finished_run(source))

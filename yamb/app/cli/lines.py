@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Table
 
 INDENT = "    "  # the lines a long line continues on
 
@@ -50,3 +51,11 @@ def show(console: Console, text: str) -> None:
     with ``shutil.get_terminal_size``, and again as the window changes); off a terminal, one line."""
     for line in fit(text, console.width if console.is_terminal else None):
         console.print(line, soft_wrap=True, markup=False, highlight=False)
+
+
+def titled_table(title: str) -> Table:
+    """A rich ``Table`` at least as wide as its ``title``, which stays on one line (rich wraps a title
+    to the table's width: ``expectimax on yamb (down, up,`` over ``free, announce)``)."""
+    from rich.table import Table
+
+    return Table(title=title, min_width=len(title))

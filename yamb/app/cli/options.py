@@ -108,6 +108,13 @@ def _nearest_existing(path: Path) -> Path:
     return path
 
 
+def _check_writable(path: Path, folder: Path) -> None:
+    """Refuse ``path`` when its nearest existing folder cannot be written (its permissions, a read-only
+    file system): before the work, not when it is done and the result would be lost."""
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ArgumentError(f"cannot write {path}: {folder} is not writable")
+
+
 def input_file(text: str) -> Path:
     """A regular file to read."""
     path = Path(text)
@@ -132,6 +139,7 @@ def output_file(text: str) -> Path:
     ancestor = _nearest_existing(path.parent)
     if not ancestor.is_dir():
         raise ArgumentError(f"cannot write {path}: {ancestor} is not a directory")
+    _check_writable(path, ancestor)
     return path
 
 
@@ -152,24 +160,34 @@ def output_dir(text: str) -> Path:
     if not ancestor.is_dir():
         raise ArgumentError(f"{ancestor} is not a directory" if ancestor == path.absolute()
                             else f"cannot make {path}: {ancestor} is not a directory")
+    _check_writable(path, ancestor)
     return path
 
 
 def storage(text: str) -> str:
-    """An Optuna storage: a database URL (``scheme://...``), or a journal file to write."""
-    return text if "://" in text else str(output_file(text))
+    """An Optuna storage: a database URL (``scheme://...``), or a journal file to write (a new one, or an
+    Optuna journal: not a file of another kind)."""
+    if "://" in text:
+        return text
+    from evolution.sweep_study import check_journal
+
+    path = output_file(text)
+    check_journal(path)
+    return str(path)
 
 
-def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
+def add_rules_arguments(parser: argparse.ArgumentParser, files: bool = True) -> None:
+    """``--preset``, ``--dice`` and ``--joker``; ``files``: the command plays weights files, whose game is the default."""
     parser.add_argument("--preset", default=None, metavar="GAME",
-                        help="the game: yamb, jamb6, yatzy or yahtzee (default yamb, or the game of the weights "
-                             "file played)")
-    parser.add_argument("--dice", type=arg(whole_number), default=None, help="5 or 6 dice where the preset allows it")
+                        help="the game: yamb, jamb6, yatzy or yahtzee (default yamb"
+                             f"{', or the game of the weights file played' if files else ''})")
+    parser.add_argument("--dice", type=arg(whole_number), default=None,
+                        help="5 or 6 dice where the preset allows it (default 6 for jamb6, else 5)")
     parser.add_argument("--joker", default=None, help="yahtzee joker rule: free (default) or forced")
 
 
-def add_table_arguments(parser: argparse.ArgumentParser) -> None:
-    add_rules_arguments(parser)
+def add_table_arguments(parser: argparse.ArgumentParser, files: bool = True) -> None:
+    add_rules_arguments(parser, files)
     parser.add_argument(
         "--columns", default=None,
         help="comma-separated column kinds, e.g. down,up,free,announce (default: the preset's table)",

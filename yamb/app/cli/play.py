@@ -42,13 +42,15 @@ def run(args: argparse.Namespace) -> int:
     from yamb.app.cli.options import layout_from
     from yamb.app.coach import coach_for
     from yamb.app.seats import default_bot
-    from yamb.app.terminal.savefile import SaveFileError, read_save
+    from yamb.app.terminal.savefile import SaveFileError, check_replaceable, read_save
     from yamb.app.terminal.session import Seat, Session
     from yamb.errors import YambError
     from yamb.game import Game
 
     console = Console(highlight=False, markup=False)
     bot = args.bot or default_bot()
+    if args.save is not None:
+        check_replaceable(args.save)
     if args.load is not None:
         given = [name for name in TABLE_AND_SEATS if getattr(args, name) is not None]
         if given:

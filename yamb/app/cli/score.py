@@ -11,7 +11,7 @@ HELP = "print the score of dice in a row, e.g. yamb score full_house 2 2 3 3 3"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_rules_arguments(parser)
+    add_rules_arguments(parser, files=False)
     parser.add_argument("row", help="row name, e.g. full_house")
     parser.add_argument("values", nargs="+", metavar="DIE", help="the dice values, 1 to 6")
 

@@ -12,10 +12,10 @@ HELP = "solve a one-column table exactly (yatzy, yahtzee; or one down/up/free/an
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_table_arguments(parser)
+    add_table_arguments(parser, files=False)
     parser.add_argument("--cached", action="store_true", help="reuse a cached solution instead of solving")
     parser.add_argument("--games", type=arg(options.integer(0, options.MAX_GAMES)), default=0,
-                        help="also play N games optimally on the engine and summarize the scores")
+                        help="also play N games optimally on the engine and summarize the scores (default 0: none)")
     parser.add_argument("--seed", type=arg(options.seed), default=0, help="dice seed of those games (default 0)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -33,11 +33,14 @@ def run(args: argparse.Namespace) -> int:
     kind = table_kind(rules, columns)
     if kind == "announce" and args.games:
         raise YambError("--games: an announce column's optimal play on the engine is not built; leave out --games")
+    cache = cache_path(rules, kind)
+    before = cache.stat().st_mtime_ns if cache.is_file() else None
     solution = solve(args.preset, columns, args.joker, args.dice, use_cache=args.cached)
+    loaded = before is not None and cache.is_file() and cache.stat().st_mtime_ns == before  # a solve rewrites it
     result = {
         "preset": rules.name, "dice": rules.n_dice, "columns": [kind], "joker": rules.joker,
-        "expected_score": solution.expected_score, "seconds": solution.seconds,
-        "states": solution.states, "cache": str(cache_path(rules, kind)),
+        "expected_score": solution.expected_score, "seconds": solution.seconds, "loaded": loaded,
+        "states": solution.states, "cache": str(cache),
     }
     if args.games:
         scores = simulate(layout(rules, [kind]), SolvedPlayer(solution), args.games, seed=args.seed)
@@ -48,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
         joker = f", {rules.joker} joker" if rules.joker else ""
         print(f"{rules.name} ({rules.n_dice} dice, one {kind} column{joker}): "
               f"optimal expected score {solution.expected_score:.4f}")
-        print(f"{solution.states:,} states solved in {solution.seconds:.1f} s; values in {result['cache']}")
+        when = " once, loaded from the cache now" if loaded else ""
+        print(f"{solution.states:,} states solved in {solution.seconds:.1f} s{when}; values in {result['cache']}")
         if args.games:
             sim = result["simulation"]
             print(f"{sim['games']:,} games played optimally (seed {args.seed}): mean {sim['mean']:.2f} "

@@ -89,11 +89,15 @@ def sweep(args: argparse.Namespace, directory: str | None) -> int:
     columns = (TextColumn("[bold]trials"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.description}"))
     try:
-        with Progress(*columns, console=console) as progress:
+        with Progress(*columns, console=console, disable=not console.is_terminal) as progress:
             task = progress.add_task("", total=trials)
+            said = [-1]  # the finished trials a line was printed for, off a terminal
 
             def advance(finished: int, note: str) -> None:
                 progress.update(task, completed=finished, description=note)
+                if not console.is_terminal and finished != said[0]:  # a log: a line as it starts, and as each trial ends
+                    said[0] = finished
+                    show(console, f"trials {finished}/{trials}: {note}")
 
             study = run_sweep(path, settings, trials, args.workers or 1, advance)
     except optuna.exceptions.StorageInternalError as error:  # e.g. "database or disk is full"

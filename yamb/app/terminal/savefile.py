@@ -20,6 +20,7 @@ from yamb.errors import YambError
 FORMAT = "yamb-play"
 VERSION = 2  # 2: sha256
 READABLE_VERSIONS = (1, 2)  # version 1: no checksum
+MAX_SAVE_BYTES = 16 * 2**20  # a bigger file is no save (a whole game is some kilobytes)
 
 
 class SaveFileError(YambError):
@@ -37,6 +38,21 @@ def write_save(path: str | Path, game: dict[str, Any], seats: list[dict[str, Any
         write_atomically(path, lambda tmp: tmp.write_text(json.dumps(data, indent=1)))
     except WriteError as error:
         raise SaveFileError(f"cannot save the game to {path}: {error.reason}") from None
+
+
+def check_replaceable(path: str | Path) -> None:
+    """Refuse ``path`` for ``--save`` when it holds a file that is not a saved game (someone's notes):
+    the first save would replace it. A new or empty file, or a save (of any game), may be replaced."""
+    path = Path(path)
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    try:
+        data = json.loads(path.read_bytes()) if path.stat().st_size <= MAX_SAVE_BYTES else None
+    except ValueError:  # not JSON, or not UTF-8
+        data = None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise SaveFileError(f"{path} holds a file that is not a saved game of yamb play, and --save would "
+                            "replace it; name a new file or a save")
 
 
 def content_sha256(game: object, seats: object) -> str:

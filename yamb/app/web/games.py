@@ -18,8 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from robo_players.coach.review import Decision, prejudge, review_game
-from robo_players.coach.values import Coach
+from robo_players.coach.values import EXACT, Coach
 from robo_players.explain import open_cell_values
+from robo_players.registry import PLAYERS
 from yamb.app.coach import coach_for, keep_chances, review_data
 from yamb.app.moves import Move, cell_text, decode, faces_text, fill_scores
 from yamb.app.seats import Bots, bot_names, default_bot
@@ -311,6 +312,9 @@ class Games:
     def review(self, game_id: str, coach: str | None = None) -> ReviewOut:
         """Every decision of a game so far valued by ``coach`` (default: exact where it can be, else
         the best bot); kept until the game moves on."""
+        if coach is not None and coach != EXACT and coach not in PLAYERS:
+            raise YambError(f"unknown coach {coach!r}: {EXACT} or a search bot of the registry "
+                            "(best, expectimax, ...); no file paths or look-ahead from the client")
         with self._lock:
             live = self._load(game_id)
             key = (game_id, live.moves, coach)
