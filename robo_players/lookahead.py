@@ -80,6 +80,7 @@ from yamb.rules import N_NUMBER_ROWS, Rules
 
 SUFFIX = "+lookahead"  # a player name with it: that player with the look-ahead
 SEARCH_PLAYERS = (ExpectimaxPlayer, SearchGuidedPlayer, ColumnExactPlayer)  # those with corrections to look ahead with
+MOST_TURNS = 4  # a fifth turn planned would need tens of GB (yamb: 1 GB at 3 turns, 1.7 at 4, 17 s a game)
 MARGIN = float("inf")  # look ahead from fills within this many points of a hand's best one-turn fill
 GAMES_AT_ONCE = 256  # games whose next tables are built together (memory: the look-ahead of 3 turns)
 
@@ -174,8 +175,8 @@ class LookaheadPlayer:
         self.members = len(base.cell_values) if isinstance(base, SearchGuidedPlayer) else 1
         if self.members > 1 and not isinstance(base.forward, Population):  # type: ignore[union-attr]
             raise YambError("look-ahead plays a population of networks given as a Population only")
-        if turns < 2:
-            raise YambError(f"look-ahead plans 2 turns or more, not {turns}")
+        if not 2 <= turns <= MOST_TURNS:
+            raise YambError(f"look-ahead plans 2 to {MOST_TURNS} turns, not {turns}")
         if not margin >= 0:
             raise YambError(f"the look-ahead's margin is a number of points, 0 or more, not {margin}")
         if leaf is not None and turns != 2:

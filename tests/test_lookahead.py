@@ -329,3 +329,12 @@ def test_look_ahead_needs_a_search_player() -> None:
     with pytest.raises(YambError, match="no turn search"):
         make_player("greedy+lookahead", lay)
     assert isinstance(make_player("best+lookahead", lay), LookaheadPlayer)
+
+
+def test_look_ahead_plans_two_to_four_turns() -> None:
+    """A fifth turn planned would take tens of GB (a ninth was killed for memory at 24 GB): refused."""
+    lay = layout(rules("yatzy"))
+    assert make_player("expectimax+lookahead4", lay).turns == 4
+    for name, turns in (("expectimax+lookahead5", 5), ("best+lookahead9", 9), ("expectimax+lookahead1", 1)):
+        with pytest.raises(YambError, match=f"^look-ahead plans 2 to 4 turns, not {turns}$"):
+            make_player(name, lay)
