@@ -591,3 +591,10 @@ def test_the_sweep_table_keeps_each_parameter_whole_at_80_columns(tmp_path: Path
     assert all(len(line) <= 80 and line[-1] in "┓┃┩│┘" for line in table), text  # whole: rich crops the right
     for whole in ("es_learning_rate=0.00189", "es_sigma=0.0123", "236.4 ± 1.2"):
         assert whole in text, text
+
+
+def test_solve_on_a_table_it_cannot_solve_says_what_it_can(capsys) -> None:
+    assert main(["solve"]) == 2  # yamb's standard table, four columns
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("yamb solve: error: the exact solver handles one free column") and "\n" not in err
+    assert err.endswith("not down,up,free,announce for yamb (try --preset yatzy, or --columns free)")

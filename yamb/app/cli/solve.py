@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from expected_scores.optimal_play import SolvedPlayer
-    from expected_scores.solve import cache_path, solve, table_kind
+    from expected_scores.solve import UnknownColumnError, cache_path, solve, table_kind
     from robo_players.simulate import simulate, summary
     from yamb.app.cli.options import rules_from
     from yamb.errors import YambError
@@ -30,7 +30,12 @@ def run(args: argparse.Namespace) -> int:
 
     columns = None if args.columns is None else [c.strip() for c in args.columns.split(",") if c.strip()]
     rules = rules_from(args)
-    kind = table_kind(rules, columns)
+    try:
+        kind = table_kind(rules, columns)
+    except UnknownColumnError as error:
+        if columns is not None:
+            raise
+        raise YambError(f"{error} (try --preset yatzy, or --columns free)") from None  # the preset's own table
     if kind == "announce" and args.games:
         raise YambError("--games: an announce column's optimal play on the engine is not built; leave out --games")
     cache = cache_path(rules, kind)
