@@ -83,13 +83,14 @@ def win_rate(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.mean(a > b) + 0.5 * np.mean(a == b))
 
 
-ROUNDING = 1e-6  # points: a game's difference below it is the rounding of sums of luck (same play), none
+ROUNDING = 1e-2  # points: a game's difference below it is rounding, none: the same play's luck, valued in float32
+# by the network over other batches of games, differs by up to about 1e-4 a game (yatzy); other play differs by more
 
 
 def paired_difference(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
     """Mean and standard error of ``a - b`` game by game (on common dice, far tighter than two sems),
-    and ``p``, the two-sided p-value of the paired t-test that its mean is 0. Differences below
-    ``ROUNDING`` count as none: one player against itself is no difference, p = 1."""
+    and ``p``, the two-sided p-value of the paired t-test that its mean is 0. A game's difference
+    below ``ROUNDING`` counts as none: one player against itself is no difference, p = 1."""
     d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
     d[np.abs(d) < ROUNDING] = 0.0
     mean = float(d.mean())
