@@ -77,20 +77,24 @@ def keep_round(out: Path, args: argparse.Namespace, rounds: int, arrays: dict[st
     write_atomically(partial_path(out), write)
 
 
+def _read(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
+    """The metadata and arrays of a file of kept rounds (empty if it cannot be read)."""
+    import numpy as np
+
+    try:
+        with np.load(path) as f:
+            return json.loads(str(f[META])), {k: f[k] for k in f.files if k != META}
+    except UNREADABLE:
+        return {}, {}
+
+
 def kept_rounds(out: Path, args: argparse.Namespace) -> Kept | None:
     """The rounds kept for the fit ``args`` describes, writing ``out``; None if none are kept, and a
     ``YambError`` if the file kept is damaged or another command's."""
-    import numpy as np
-
     path = partial_path(out)
     if not path.exists():
         return None
-    try:
-        with np.load(path) as f:
-            meta = json.loads(str(f[META]))
-            arrays = {k: f[k] for k in f.files if k != META}
-    except UNREADABLE:
-        meta, arrays = {}, {}
+    meta, arrays = _read(path)
     stored = meta.pop("sha256", None)
     if meta.get("file") != KIND or stored != _digest(meta, arrays):
         raise YambError(f"{path}: the rounds kept there are damaged; delete it to start the fit afresh")
@@ -115,7 +119,7 @@ def drop_rounds(out: Path) -> None:
 def say_stopped(command: str, stop: KeyboardInterrupt, out: Path, rounds: int) -> int:
     """One line on a fit's stop: what it keeps and how to go on; the exit code."""
     how, code = stopped(stop)
-    kept = kept_count(out)
+    kept = int(_read(partial_path(out))[0].get("rounds", 0))
     if kept:
         print(f"yamb {command}: {how} with {kept} of {rounds} rounds kept in {partial_path(out)}; "
               f"run the same command to go on from there", file=sys.stderr)
@@ -123,14 +127,3 @@ def say_stopped(command: str, stop: KeyboardInterrupt, out: Path, rounds: int) -
         print(f"yamb {command}: {how} before a round was finished; run the same command to start again",
               file=sys.stderr)
     return code
-
-
-def kept_count(out: Path) -> int:
-    """The rounds kept for ``out`` (0 if none or unreadable)."""
-    import numpy as np
-
-    try:
-        with np.load(partial_path(out)) as f:
-            return int(json.loads(str(f[META]))["rounds"])
-    except UNREADABLE:
-        return 0
