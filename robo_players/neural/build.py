@@ -31,6 +31,11 @@ def neural_player(spec: NetSpec, forward: Forward, cell_values: np.ndarray, name
     return DirectPolicyPlayer(forward, cell_values, name=name)
 
 
+def network_player(spec: NetSpec, genome: np.ndarray, cell_values: np.ndarray, name: str) -> Player:
+    """The player of one ``spec`` network: its ``genome`` (D,), reading ``cell_values`` (CR,)."""
+    return neural_player(spec, Population(spec.build(), genome[None]), cell_values[None], name)
+
+
 def population_player(spec: NetSpec, genomes: np.ndarray, cell_values: np.ndarray) -> Player:
     """``P`` networks of ``spec`` (genomes (P, D), cell values (P, CR)) evaluated in one pass."""
     return neural_player(spec, Population(spec.build(), genomes), cell_values, f"neural-{spec.kind}")

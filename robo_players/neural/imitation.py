@@ -199,9 +199,8 @@ def imitate(
     ``kept``: the weights the first rounds reached in a run stopped after them; their games are
     recorded again (they are the same) and their training skipped. ``round_done(weights)`` follows
     each round with the weights every round so far reached."""
-    from robo_players.neural.build import neural_player
+    from robo_players.neural.build import network_player
     from robo_players.neural.demonstrations import final_cells, record
-    from robo_players.neural.population import Population
     from robo_players.simulate import simulate
 
     lay = spec.layout()
@@ -214,7 +213,7 @@ def imitate(
     teacher_mean = float("nan")
 
     def student() -> object:
-        return neural_player(spec, Population(spec.build(), genome[None]), cell_values[None], "student")
+        return network_player(spec, genome, cell_values, "student")
 
     for r in range(dagger + 1):
         by = "the teacher" if r == 0 else "the network (labelled by the teacher)"

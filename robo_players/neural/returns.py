@@ -41,12 +41,12 @@ from robo_players.cell_values import cell_model
 from robo_players.column_exact import PLAY_KINDS, ColumnExactPlayer, exactly_solved
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.explain import fill_values
-from robo_players.neural.build import neural_player
+from robo_players.neural.build import network_player
 from robo_players.neural.descent import descend
 from robo_players.neural.features import encode, score_scale
 from robo_players.neural.imitation import training_split
 from robo_players.neural.networks import CellValueNet, NetSpec
-from robo_players.neural.population import Population, genome_of
+from robo_players.neural.population import genome_of
 from robo_players.neural.rows import Rows
 from robo_players.row_means import search_values
 from yamb.engine import GameBatch
@@ -275,7 +275,7 @@ def improve(
     fresh ``spec`` network fitted to their returns, which is the next round's policy. Returns the
     last genome (None if no round was left), the cell values its features read (each cell's
     expected score, as generation 0 of an evolution run has them) and the rounds. With ``done``
-    rounds already finished, ``start`` is the last one's ``fitted_player`` and round ``done + 1``
+    rounds already finished, ``start`` is the last one's ``network_player`` and round ``done + 1``
     comes next, as in an unbroken run; ``round_done(r, genome)`` follows each round."""
     lay = spec.layout()
     base = base_search(lay, spec.played, spec.exact, spec.bonus)
@@ -301,12 +301,7 @@ def improve(
             returns = replace(returns, target=lambda_returns(returns, predicted, settings.td_lambda))
             genome, _ = fit(spec, returns, fit_settings, epoch_done)
         history.append(Round(policy.name, mean, len(returns), *errors[-1]))
-        policy = fitted_player(spec, genome, cell_values, f"fitted-{r + 1}")
+        policy = network_player(spec, genome, cell_values, f"fitted-{r + 1}")
         if round_done is not None:
             round_done(r + 1, genome)
     return genome, cell_values, history
-
-
-def fitted_player(spec: NetSpec, genome: np.ndarray, cell_values: np.ndarray, name: str) -> Player:
-    """The player of a fitted ``spec`` network: its ``genome``, reading ``cell_values``."""
-    return neural_player(spec, Population(spec.build(), genome[None]), cell_values[None], name)

@@ -185,6 +185,14 @@ def state_arrays(net: ValueNet) -> dict[str, np.ndarray]:
     return {k: v.detach().numpy().astype(np.float32) for k, v in net.state_dict().items()}
 
 
+def net_of(spec: ValueSpec, arrays: dict[str, np.ndarray]) -> ValueNet:
+    """The ``spec`` network of weights ``arrays`` (``state_arrays``), ready to evaluate."""
+    net = spec.build()
+    net.load_state_dict({k: torch.from_numpy(v) for k, v in arrays.items()})
+    net.eval()
+    return net
+
+
 def save_values(path: Path, net: ValueNet, spec: ValueSpec, info: dict) -> None:
     """Write ``net`` with its spec and ``info`` (the fit's facts) to ``path`` (``.npz``)."""
     weights = state_arrays(net)
@@ -213,10 +221,7 @@ def load_values(path: Path) -> tuple[ValueNet, ValueSpec, dict]:
     spec = ValueSpec(preset=s["preset"], joker=s["joker"], hidden=tuple(s["hidden"]), kind=s.get("kind", "state"),
                      columns=tuple(s.get("columns", ("free",))), dice=int(s.get("dice", 0)),
                      played=float(s.get("played", 0.0)), exact=tuple(s.get("exact", ())))
-    net = spec.build()
-    net.load_state_dict({k: torch.from_numpy(v) for k, v in weights.items()})
-    net.eval()
-    return net, spec, meta
+    return net_of(spec, weights), spec, meta
 
 
 def is_values_file(name: str) -> bool:

@@ -43,11 +43,11 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
+    from robo_players.neural.build import network_player
     from robo_players.neural.networks import NetSpec
     from robo_players.neural.returns import (
         FitSettings,
         feature_cell_values,
-        fitted_player,
         improve,
         solved_kinds,
     )
@@ -71,13 +71,13 @@ def run(args: argparse.Namespace) -> int:
             genome, policy = None, start
             if kept is not None:
                 genome = kept.arrays["genome"]
-                policy = fitted_player(spec, genome, cell_values, f"fitted-{kept.rounds}")
+                policy = network_player(spec, genome, cell_values, f"fitted-{kept.rounds}")
                 say(f"going on after round {kept.rounds}/{args.rounds}, kept in {partial_path(args.out)}")
             done = 0 if kept is None else kept.rounds
             last, _, _ = improve(spec, policy, args.games, args.rounds, settings, say=say, advance=advance, done=done,
                                  round_done=lambda r, g: keep_round(args.out, args, r, {"genome": g}))
             genome = last if last is not None else genome
-            fitted = fitted_player(spec, genome, cell_values, str(args.out))
+            fitted = network_player(spec, genome, cell_values, str(args.out))
             ours, theirs, diff = check_fit(args, layout, fitted, start, say)
     except KeyboardInterrupt as stop:
         return say_stopped("fit", stop, args.out, args.rounds)

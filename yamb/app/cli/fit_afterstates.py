@@ -45,7 +45,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import time
 
-    import torch
     from rich.console import Console
 
     from robo_players.neural.afterstate_values import (
@@ -54,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from robo_players.neural.imitation import TrainSettings
     from robo_players.neural.returns import solved_kinds
-    from robo_players.neural.state_values import AFTERSTATE, ValueSpec, save_values, state_arrays
+    from robo_players.neural.state_values import AFTERSTATE, ValueSpec, net_of, save_values, state_arrays
     from robo_players.row_means import DEFAULT_PLAYED
     from yamb.app.cli.lines import show
     from yamb.app.cli.partial import drop_rounds, keep_round, kept_rounds, partial_path, say_stopped
@@ -81,9 +80,7 @@ def run(args: argparse.Namespace) -> int:
         with stop_on_sigterm(), rounds_progress(console, args.games) as (say, advance):
             net, policy = None, start
             if kept is not None:
-                net = spec.build()
-                net.load_state_dict({k: torch.from_numpy(v) for k, v in kept.arrays.items()})
-                net.eval()
+                net = net_of(spec, kept.arrays)
                 policy = afterstate_player(net, spec, layout, f"fitted-{kept.rounds}")
                 say(f"going on after round {kept.rounds}/{args.rounds}, kept in {partial_path(args.out)}")
             done = 0 if kept is None else kept.rounds

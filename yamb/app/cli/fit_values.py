@@ -50,11 +50,10 @@ def run(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
     import numpy as np
-    import torch
     from rich.console import Console
 
     from evolution.evaluate import init_worker
-    from robo_players.neural.state_values import SUFFIX, ValueSpec, predict, save_values, state_arrays
+    from robo_players.neural.state_values import SUFFIX, ValueSpec, net_of, predict, save_values, state_arrays
     from robo_players.neural.value_fit import FitSettings, FitState, fit_values
     from yamb.app.cli.lines import show
     from yamb.app.cli.partial import drop_rounds, keep_round, kept_rounds, partial_path, say_stopped
@@ -88,8 +87,7 @@ def run(args: argparse.Namespace) -> int:
     kept = kept_rounds(args.out, args)
     state = None
     if kept is not None:
-        net = spec.build()
-        net.load_state_dict({k[4:]: torch.from_numpy(a) for k, a in kept.arrays.items() if k.startswith("net.")})
+        net = net_of(spec, {k[4:]: a for k, a in kept.arrays.items() if k.startswith("net.")})
         state = FitState(net, json.loads(kept.arrays["rng"].tobytes()),
                          [kept.arrays[f"buffer{i}"] for i in range(sum(k.startswith("buffer") for k in kept.arrays))])
     show(err, f"fitting a value network for {args.preset}: {args.rounds} rounds of {args.games:,} games, "
