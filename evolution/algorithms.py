@@ -14,7 +14,8 @@ CMA-ES, separable CMA-ES and the OpenAI ES, one generation (ask/tell)::
     play the population; hall of fame; logbook
     toolbox.update(population)                          # strategy.update
 
-The strategies: ``cma`` is DEAP's ``cma.Strategy`` (full covariance, at most
+The strategies: ``cma`` is CMA-ES with a full covariance (``evolution.cma_es``,
+DEAP's ``cma.Strategy`` with sums the same on every machine; at most
 ``CMA_MAX_WEIGHTS`` weights); ``sep-cma`` is separable CMA-ES
 (``evolution.sep_cma``: a diagonal covariance) and ``es`` the OpenAI
 evolution strategy (``evolution.openai_es``: mirrored noise, centered ranks,

@@ -39,8 +39,6 @@ from contextlib import contextmanager
 from multiprocessing import get_context
 from typing import Any
 
-import numpy as np
-
 from evolution.config import ConfigError, EvolveConfig
 from evolution.evaluate import init_worker
 from yamb.processes import end_with_parent
@@ -88,14 +86,13 @@ def start_worker(parent: int, threads: int) -> None:
 
 @contextmanager
 def keep_random_states() -> Iterator[None]:
-    """Restore Python's and numpy's global random states after Ray's calls: the run's selection
-    (DEAP) and CMA-ES sampling draw from them, and Ray's start-up draws from them too."""
-    python_state, numpy_state = random.getstate(), np.random.get_state()
+    """Restore Python's global random state after Ray's calls: the run's selection (DEAP) draws
+    from it, and Ray's start-up draws from it too."""
+    state = random.getstate()
     try:
         yield
     finally:
-        random.setstate(python_state)
-        np.random.set_state(numpy_state)
+        random.setstate(state)
 
 
 def import_ray() -> Any:

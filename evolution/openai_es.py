@@ -24,6 +24,8 @@ from collections.abc import Callable
 import numpy as np
 from scipy.stats import rankdata
 
+from yamb.portable_linalg import weighted_rows
+
 BETA1, BETA2, ADAM_EPSILON = 0.9, 0.999, 1e-8  # Adam's usual constants
 
 
@@ -58,7 +60,7 @@ class OpenAIES:
         """The estimate sum(shaped_i * eps_i) / (lambda_ * sigma) of the fitness's gradient at the mean."""
         eps = (np.asarray(population, dtype=np.float64) - self.centroid) / self.sigma
         shaped = centered_ranks(np.array([ind.fitness.wvalues[0] for ind in population]))
-        return shaped @ eps / (len(population) * self.sigma)
+        return weighted_rows(shaped, eps) / (len(population) * self.sigma)
 
     def update(self, population: list) -> None:
         """One Adam step of the mean up the estimated gradient, less ``weight_decay`` times the mean."""

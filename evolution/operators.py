@@ -3,12 +3,15 @@
 DEAP's ``cxBlend``, ``cxSimulatedBinary`` and ``mutGaussian`` loop over genes in
 Python; these do the same per gene with numpy, in place, drawing from a
 ``numpy.random.Generator`` that the run's checkpoint carries. They return
-tuples like DEAP's operators.
+tuples like DEAP's operators. Powers are ``yamb.portable_math``'s (numpy's
+round differently on AVX-512 and AVX2 machines).
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from yamb.portable_math import power_array
 
 
 def cx_blend(ind1: np.ndarray, ind2: np.ndarray, alpha: float, rng: np.random.Generator) -> tuple:
@@ -23,7 +26,7 @@ def cx_blend(ind1: np.ndarray, ind2: np.ndarray, alpha: float, rng: np.random.Ge
 def cx_sbx(ind1: np.ndarray, ind2: np.ndarray, eta: float, rng: np.random.Generator) -> tuple:
     """Simulated binary crossover with crowding degree ``eta`` (unbounded genes)."""
     u = rng.random(ind1.shape)
-    beta = np.where(u <= 0.5, (2.0 * u) ** (1.0 / (eta + 1.0)), (0.5 / (1.0 - u)) ** (1.0 / (eta + 1.0)))
+    beta = power_array(np.where(u <= 0.5, 2.0 * u, 0.5 / (1.0 - u)), 1.0 / (eta + 1.0))
     x1, x2 = ind1.copy(), ind2.copy()
     ind1[:] = 0.5 * ((1.0 + beta) * x1 + (1.0 - beta) * x2)
     ind2[:] = 0.5 * ((1.0 - beta) * x1 + (1.0 + beta) * x2)

@@ -10,7 +10,8 @@ standard log-decreasing weights of the best half.
 The interface is DEAP's ``cma.Strategy`` (``generate(ind_init)``, then
 ``update(population)`` with fitnesses set), so ``evolution.algorithms`` runs it
 with the same loop. Every random number comes from the strategy's own numpy
-``Generator``, which is pickled with it (a checkpoint holds it).
+``Generator``, which is pickled with it (a checkpoint holds it); its sums are
+``yamb.portable_linalg``'s, the same on every machine.
 """
 
 from __future__ import annotations
@@ -21,30 +22,22 @@ from operator import attrgetter
 
 import numpy as np
 
+from evolution.cma_es import CMABase
+from yamb.portable_linalg import norm, weighted_rows
 
-class SepCMAStrategy:
+
+class SepCMAStrategy(CMABase):
     """Separable CMA-ES over ``centroid.size`` variables, maximising DEAP fitnesses."""
 
     def __init__(self, centroid: np.ndarray, sigma: float, lambda_: int, rng: np.random.Generator) -> None:
-        n = centroid.size
-        self.dim, self.lambda_, self.mu = n, lambda_, lambda_ // 2
-        self.rng = rng
-        self.centroid = np.array(centroid, dtype=np.float64)
-        self.sigma = float(sigma)
-        weights = math.log(self.mu + 0.5) - np.log(np.arange(1, self.mu + 1))
-        self.weights = weights / weights.sum()
-        self.mueff = 1.0 / float((self.weights ** 2).sum())
-        self.cc = 4.0 / (n + 4.0)
+        super().__init__(centroid, sigma, lambda_, rng)
+        n = self.dim
         self.cs = (self.mueff + 2.0) / (n + self.mueff + 5.0)
         self.damps = 1.0 + 2.0 * max(0.0, math.sqrt((self.mueff - 1.0) / (n + 1.0)) - 1.0) + self.cs
         full = (2.0 / self.mueff / (n + math.sqrt(2.0)) ** 2
                 + (1.0 - 1.0 / self.mueff) * min(1.0, (2.0 * self.mueff - 1.0) / ((n + 2.0) ** 2 + self.mueff)))
         self.ccov = min(1.0, full * (n + 2.0) / 3.0)  # the separable learning rate
-        self.chiN = math.sqrt(n) * (1.0 - 1.0 / (4.0 * n) + 1.0 / (21.0 * n ** 2))
         self.diagC = np.ones(n)  # the covariance's diagonal; its square root scales each coordinate
-        self.pc = np.zeros(n)
-        self.ps = np.zeros(n)
-        self.update_count = 0
 
     def generate(self, ind_init: Callable[[np.ndarray], object]) -> list:
         """``lambda_`` individuals drawn from N(centroid, sigma^2 diag(C))."""
@@ -56,15 +49,15 @@ class SepCMAStrategy:
         best = sorted(population, key=attrgetter("fitness"), reverse=True)[: self.mu]
         old = self.centroid
         y = (np.asarray(best, dtype=np.float64) - old) / self.sigma  # (mu, n) the selected steps
-        y_w = self.weights @ y
+        y_w = weighted_rows(self.weights, y)
         self.centroid = old + self.sigma * y_w
         self.ps = (1 - self.cs) * self.ps + math.sqrt(self.cs * (2 - self.cs) * self.mueff) * y_w / np.sqrt(self.diagC)
         self.update_count += 1
-        norm = float(np.linalg.norm(self.ps))
-        hsig = norm / math.sqrt(1 - (1 - self.cs) ** (2 * self.update_count)) / self.chiN < 1.4 + 2 / (self.dim + 1)
+        ps_norm = norm(self.ps)
+        hsig = ps_norm / math.sqrt(1 - (1 - self.cs) ** (2 * self.update_count)) / self.chiN < 1.4 + 2 / (self.dim + 1)
         self.pc = (1 - self.cc) * self.pc + hsig * math.sqrt(self.cc * (2 - self.cc) * self.mueff) * y_w
         rank_one = self.pc ** 2 + (not hsig) * self.cc * (2 - self.cc) * self.diagC
-        rank_mu = self.weights @ (y ** 2)
+        rank_mu = weighted_rows(self.weights, y * y)
         self.diagC = ((1 - self.ccov) * self.diagC + self.ccov / self.mueff * rank_one
                       + self.ccov * (1 - 1 / self.mueff) * rank_mu)
-        self.sigma *= math.exp((norm / self.chiN - 1) * self.cs / self.damps)
+        self.sigma *= math.exp((ps_norm / self.chiN - 1) * self.cs / self.damps)

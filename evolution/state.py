@@ -4,9 +4,8 @@ The checkpoint is this state pickled (``RunState``): the config, the number of
 generations done, the population, the strategy (CMA-ES, separable CMA-ES or
 the OpenAI ES), the hall of fame, the logbook, the cell values of the next
 generation and every random state (the run's numpy generator for variation,
-Python's ``random`` for DEAP's selection, ``numpy.random`` for
-``cma.Strategy``, and the numpy generator that ``sep-cma`` and ``es`` own,
-pickled inside them). It is written atomically after
+Python's ``random`` for DEAP's selection, and the numpy generator that each
+strategy, ``cma``, ``sep-cma`` and ``es``, owns, pickled inside it). It is written atomically after
 every generation, so ``--resume`` continues exactly where a run stopped.
 
 The file is one header line, ``yamb-checkpoint <version> sha256 <hex digest>``,
@@ -16,7 +15,6 @@ file) is refused before it is unpickled.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import pickle
 import random
@@ -24,8 +22,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
-from deap import cma, tools
+from deap import tools
 
+from evolution.cma_es import CMAStrategy
 from evolution.config import CMA_MAX_WEIGHTS, MAX_POPULATION_WEIGHTS, ConfigError, EvolveConfig
 from evolution.evaluate import luck_player
 from evolution.genes import SubspaceStrategy, gene_index
@@ -42,12 +41,12 @@ from yamb.layout import layout
 from yamb.rules import rules
 
 CHECKPOINT = "checkpoint.pkl"
-CHECKPOINT_VERSION = 2  # 2: a header line with the payload's SHA-256; logbook gen from 1
+CHECKPOINT_VERSION = 3  # 2: a header line with the payload's SHA-256; 3: play and CMA-ES the same on every machine
 CHECKPOINT_MAGIC = b"yamb-checkpoint"
 NOISE_COLUMNS = ["noise", "challenger", "challenger_sem", "confirmed", "accepted"]  # logbook columns of selection under noise
 STRATEGY_STREAM = 1  # the strategies' own generators draw from SeedSequence([seed, STRATEGY_STREAM])
 
-Strategy = cma.Strategy | SepCMAStrategy | OpenAIES | SubspaceStrategy
+Strategy = CMAStrategy | SepCMAStrategy | OpenAIES | SubspaceStrategy
 
 
 class CheckpointError(YambError):
@@ -66,7 +65,6 @@ class RunState:
     cell_values: np.ndarray  # (CR,) the value of open cells in the next generation
     rng: np.random.Generator  # variation operators
     python_random: object = None  # random.getstate(), saved with the checkpoint
-    numpy_random: object = None  # np.random.get_state(), saved with the checkpoint
     games: int = 0  # games per member of the next generation, grown under noise (0: the config's games)
     noise: float = 0.0  # the running rank-change measure (evolution.noise), when reevaluate is on
     incumbent: Individual | None = None  # accept_games: the player the run would hand back so far
@@ -75,21 +73,6 @@ class RunState:
         """Games per member of the next generation: the config's, or more while noise dominates."""
         c = self.config
         return min(max(c.games, self.games), max(c.games, c.games_max))
-
-    def __getstate__(self) -> dict:
-        """The fields, a CMA-ES strategy without ``BD``: it is ``B * diagD``, as DEAP computes it
-        after every update, so a third of the strategy's matrices need not be written."""
-        fields = dict(self.__dict__)
-        if isinstance(self.strategy, cma.Strategy):
-            fields["strategy"] = slim = copy.copy(self.strategy)  # the run's own strategy keeps its BD
-            del slim.BD
-        return fields
-
-    def __setstate__(self, fields: dict) -> None:
-        self.__dict__.update(fields)
-        strategy = self.strategy
-        if isinstance(strategy, cma.Strategy) and not hasattr(strategy, "BD"):
-            strategy.BD = strategy.B * strategy.diagD
 
 
 def net_spec(config: EvolveConfig) -> NetSpec:
@@ -203,7 +186,6 @@ def new_state(config: EvolveConfig) -> RunState:
     check_luck(config, spec)
     net = spec.build()
     random.seed(config.seed)
-    np.random.seed(config.seed % 2**32)
     rng = np.random.default_rng(config.seed)
     start = starting_point(config, spec)
     cell_values = expected_cell_values(spec) if start is None else start[1]
@@ -235,9 +217,9 @@ def new_strategy(config: EvolveConfig, centroid: np.ndarray, index: np.ndarray |
     the genes at ``index`` alone (``evolution.genes``) when it is given and not all of them."""
     if index is not None and len(index) < centroid.size:
         return SubspaceStrategy(new_strategy(config, centroid[index]), centroid, index)
-    if config.algorithm == "cma":
-        return cma.Strategy(centroid=centroid, sigma=config.cma_sigma, lambda_=config.population)
     rng = np.random.default_rng([config.seed, STRATEGY_STREAM])
+    if config.algorithm == "cma":
+        return CMAStrategy(centroid, config.cma_sigma, config.population, rng)
     if config.algorithm == "sep-cma":
         return SepCMAStrategy(centroid, config.cma_sigma, config.population, rng)
     return OpenAIES(centroid, config.es_sigma, config.population, config.es_learning_rate,
@@ -247,7 +229,6 @@ def new_strategy(config: EvolveConfig, centroid: np.ndarray, index: np.ndarray |
 def save_checkpoint(state: RunState, run_dir: Path) -> None:
     """Pickle ``state`` with the current global random states, behind its SHA-256, atomically."""
     state.python_random = random.getstate()
-    state.numpy_random = np.random.get_state()
     payload = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
     header = b"%s %d sha256 %s\n" % (CHECKPOINT_MAGIC, CHECKPOINT_VERSION, hashlib.sha256(payload).hexdigest().encode())
     write_atomically(run_dir / CHECKPOINT, lambda tmp: tmp.write_bytes(header + payload))
@@ -275,5 +256,4 @@ def load_checkpoint(run_dir: Path) -> RunState:
     if not isinstance(state, RunState):
         raise CheckpointError(f"{path}: not a checkpoint of yamb evolve")
     random.setstate(state.python_random)
-    np.random.set_state(state.numpy_random)
     return state

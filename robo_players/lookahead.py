@@ -46,12 +46,10 @@ Players over exact column values (``expectimax-column(s)``, networks with
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 from numba import get_num_threads
 
 from robo_players.base import Player
@@ -60,7 +58,7 @@ from robo_players.column_exact import ColumnExactPlayer
 from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.neural.features import encode
 from robo_players.neural.guided import SearchGuidedPlayer
-from robo_players.neural.player import Forward, forward_rows, network_outputs
+from robo_players.neural.player import Forward, network_outputs
 from robo_players.neural.population import Population
 from robo_players.search.correction import NO_CORRECTION, Correction
 from robo_players.search.lanes import BLOCK
@@ -147,18 +145,6 @@ class _TurnCache:
     scale: float = 1.0
 
 
-@contextmanager
-def torch_as_numba() -> Iterator[None]:
-    """Torch on as many threads as numba (``threads_for``): the next tables' forward passes of a
-    small batch on one thread, whose waiting workers would spin on a busy machine."""
-    saved = torch.get_num_threads()
-    torch.set_num_threads(min(saved, get_num_threads()))
-    try:
-        yield
-    finally:
-        torch.set_num_threads(saved)
-
-
 class LookaheadPlayer:
     """A search player (``ExpectimaxPlayer`` or a single ``SearchGuidedPlayer``) whose endings are
     worth their one-turn value plus the value of the next turn's plan from the table they leave."""
@@ -220,7 +206,7 @@ class LookaheadPlayer:
         out = np.empty((len(games), 2 * self.layout.n_cells), dtype=np.float32)
         for m in np.unique(members):  # each member's tables through its own network
             at = np.flatnonzero(members == m)
-            out[at] = forward_rows(self._member(int(m)), x[at])
+            out[at] = self._member(int(m))(x[at][None])[0]
         return base.compose(state, games, out, rows, exact)  # type: ignore[arg-type]
 
     def _exact_after(self, nexts: Successors, which: np.ndarray, before: np.ndarray | None) -> np.ndarray | None:
@@ -392,7 +378,7 @@ class LookaheadPlayer:
 
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         games = np.asarray(games, dtype=np.int64)
-        with threads_for(len(games)), torch_as_numba():
+        with threads_for(len(games)):
             return self.base.search(batch, games, self.corrections(batch, games))
 
 

@@ -2,7 +2,7 @@
 
 from yamb import blas, numba_cache
 
-blas.pin_openblas_kernels()  # before numpy loads
+blas.pin_kernels()  # before numpy and torch load
 numba_cache.configure()
 
 from yamb.errors import (

@@ -1,12 +1,22 @@
-"""The same linear algebra on every x86-64 CPU: numpy's OpenBLAS kernels pinned before numpy loads.
+"""The same linear algebra on every x86-64 CPU: the libraries' kernels pinned before they load.
 
-numpy's OpenBLAS chooses its kernels by CPU at load time, and the AVX-512 ones
-round some sums differently from the AVX2 ones in the last bits: enough to
-change a CMA-ES run (its covariance update, ``deap.cma``) from its second
-generation, so that the same seed gave another run on an AVX-512 machine. The
-package pins OpenBLAS's AVX2 (``Haswell``) kernels where the CPU has AVX2 and
-FMA, when numpy is not loaded yet and the user has not chosen
-(``OPENBLAS_CORETYPE`` set). Worker processes inherit the choice.
+What plays and evolves is computed by the project's own kernels, the same on
+every machine (``yamb.portable_math``, ``yamb.portable_linalg``,
+``robo_players.neural.dense``). The libraries still do some work: numpy's
+OpenBLAS (tables built once) and torch, which fits networks (``yamb fit``,
+``fit-values``, ``fit-afterstates``, ``imitate``). Each picks its kernels by
+CPU when it loads, and the kernels round sums differently: MKL's AVX-512 ones
+on an Intel CPU, its AVX2 ones on an AMD CPU; torch's own AVX-512 and AVX2
+loops; OpenBLAS's SkylakeX and Haswell kernels. So the package pins, before
+the library loads and unless the user has chosen (the variable set):
+
+- ``OPENBLAS_CORETYPE=Haswell`` where the CPU has AVX2 and FMA;
+- ``MKL_CBWR=COMPATIBLE``: MKL's code path that gives the same results on every
+  Intel and AMD processor (torch's matrix products; about half the speed);
+- ``ATEN_CPU_CAPABILITY=avx2`` where the CPU has AVX2: torch's AVX2 loops on
+  AVX-512 machines too.
+
+Worker processes inherit the choices.
 """
 
 from __future__ import annotations
@@ -29,11 +39,18 @@ def cpu_flags() -> set[str]:
     return set()
 
 
-def pin_openblas_kernels() -> str | None:
-    """Set ``OPENBLAS_CORETYPE`` to ``CORETYPE`` where it can still take effect and the CPU runs those
-    kernels; returns the core type in force (None: OpenBLAS chooses)."""
-    if "OPENBLAS_CORETYPE" in os.environ or "numpy" in sys.modules:
-        return os.environ.get("OPENBLAS_CORETYPE")
-    if {"avx2", "fma"} <= cpu_flags():
-        os.environ["OPENBLAS_CORETYPE"] = CORETYPE
-    return os.environ.get("OPENBLAS_CORETYPE")
+def _pin(variable: str, value: str, library: str) -> None:
+    if variable not in os.environ and library not in sys.modules:
+        os.environ[variable] = value
+
+
+def pin_kernels() -> dict[str, str | None]:
+    """Set the variables above where they can still take effect and the CPU runs those kernels;
+    returns each variable's value in force (None: the library chooses)."""
+    flags = cpu_flags()
+    if {"avx2", "fma"} <= flags:
+        _pin("OPENBLAS_CORETYPE", CORETYPE, "numpy")
+    _pin("MKL_CBWR", "COMPATIBLE", "torch")
+    if "avx2" in flags:
+        _pin("ATEN_CPU_CAPABILITY", "avx2", "torch")
+    return {name: os.environ.get(name) for name in ("OPENBLAS_CORETYPE", "MKL_CBWR", "ATEN_CPU_CAPABILITY")}

@@ -46,7 +46,7 @@ from robo_players.neural.returns import (
     record_round,
     round_seed,
 )
-from robo_players.neural.state_values import ValueNet, ValuesFileError, ValueSpec
+from robo_players.neural.state_values import ValueNet, ValuesFileError, ValueSpec, values_of
 from yamb.layout import Layout
 
 CHUNK = 1 << 16  # rows per forward pass when the error is measured
@@ -63,7 +63,7 @@ def afterstate_player(net: ValueNet, spec: ValueSpec, layout: Layout, name: str)
     values = feature_cell_values(layout)[None]
 
     def leaf(tables: NextTables) -> np.ndarray:
-        return values_at(net, encode(tables, np.arange(tables.n_games), values, False))  # type: ignore[arg-type]
+        return values_of(net, encode(tables, np.arange(tables.n_games), values, False))  # type: ignore[arg-type]
 
     player = LookaheadPlayer(base_search(layout, spec.played, spec.exact), layout, leaf=leaf)
     player.name = name
@@ -120,16 +120,6 @@ def fit_afterstates(spec: ValueSpec, returns: Returns, targets: np.ndarray, sett
     return net
 
 
-def values_at(net: ValueNet, features: np.ndarray) -> np.ndarray:
-    """(n,) float64: the network's values of rows of ``features`` (the leaf's next tables, a fit's
-    recorded turns), ``CHUNK`` at a time."""
-    out = np.empty(len(features))
-    with torch.no_grad():
-        for i in range(0, len(features), CHUNK):
-            out[i:i + CHUNK] = net(torch.from_numpy(features[i:i + CHUNK])).double().numpy()
-    return out
-
-
 def improve_afterstates(spec: ValueSpec, start: Player, games: int, rounds: int, settings: TrainSettings,
                         td_lambda: float = 1.0, refits: int = 0,
                         say: Callable[[str], None] = lambda text: None,
@@ -158,7 +148,7 @@ def improve_afterstates(spec: ValueSpec, start: Player, games: int, rounds: int,
         net = fit_afterstates(spec, returns, afterstate_targets(returns), fit_settings, epoch_done)
         for k in range(refits):
             say(f"refit {k + 1}/{refits} to TD(lambda = {td_lambda:g}) returns")
-            targets = afterstate_lambda_targets(returns, values_at(net, returns.features), td_lambda)
+            targets = afterstate_lambda_targets(returns, values_of(net, returns.features), td_lambda)
             net = fit_afterstates(spec, returns, targets, fit_settings, epoch_done)
         policy = afterstate_player(net, spec, lay, f"fitted-{r + 1}")
         if round_done is not None:

@@ -111,32 +111,6 @@ def mlp(sizes: list[int]) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
-def stacked_mlp(body: nn.Sequential, params: dict[str, torch.Tensor], x: torch.Tensor, prefix: str = "body.",
-                last_bias: bool = True, out: torch.Tensor | None = None) -> torch.Tensor:
-    """``body`` (``mlp``) of ``P`` networks at once: stacked ``params`` ``{name: (P, *shape)}``,
-    ``x`` (P, G, inputs) to (P, G, outputs) (into ``out`` if given).
-
-    One ``baddbmm`` per layer with the weights as transposed views and the bias broadcast
-    (bit for bit ``bmm`` then the bias added in place: the product adds its third operand
-    after the sum over inputs, ``tests/test_neural.py``), ``tanh`` in place: the same operations
-    on the same shapes as ``vmap`` over the network's own ``forward`` (bit for bit), without its
-    copies and broadcasts. Without ``last_bias`` the last layer is a ``bmm`` alone, its bias left
-    to the caller (``DirectPolicyNet.forward_stacked_raw``).
-    """
-    linear = [i for i, layer in enumerate(body) if isinstance(layer, nn.Linear)]
-    for i, layer in enumerate(body):
-        if not isinstance(layer, nn.Linear):
-            x = torch.tanh_(x)
-            continue
-        weight = params[f"{prefix}{i}.weight"].transpose(1, 2)
-        into = out if i == linear[-1] else None
-        if i == linear[-1] and not last_bias:
-            x = torch.bmm(x, weight, out=into)
-        else:
-            x = torch.baddbmm(params[f"{prefix}{i}.bias"][:, None, :], x, weight, out=into)
-    return x
-
-
 def _init_genome(net: nn.Module, rng: np.random.Generator, output_scale: float) -> np.ndarray:
     """Weights N(0, 1/fan_in) (the last layer times ``output_scale``), biases 0, other parameters 1."""
     last = [name for name, _ in net.named_parameters() if name.endswith(".weight")][-1]
@@ -167,6 +141,7 @@ class DirectPolicyNet(nn.Module):
         self.n_inputs = table_size(lay) + dice_size(lay)
         self.n_outputs = 2 * lay.n_cells + 1 + FACES * (lay.rules.n_dice + 1)
         self.body = mlp([self.n_inputs, *hidden, self.n_outputs])
+        self.activation = "tanh"
         self.gain_weight = nn.Parameter(torch.ones(lay.n_cells))
 
     def initial_genome(self, rng: np.random.Generator) -> np.ndarray:
@@ -177,26 +152,6 @@ class DirectPolicyNet(nn.Module):
         cr, g = self.n_cells, self.gain_start
         out[..., :cr] += self.gain_weight * x[..., g : g + cr]
         return out
-
-    def forward_stacked(self, params: dict[str, torch.Tensor], x: torch.Tensor) -> torch.Tensor:
-        """``forward`` of ``P`` networks with stacked ``params`` on (P, G, inputs) (``stacked_mlp``)."""
-        out = stacked_mlp(self.body, params, x)
-        cr, g = self.n_cells, self.gain_start
-        out[..., :cr] += params["gain_weight"][:, None, :] * x[..., g : g + cr]
-        return out
-
-    def forward_stacked_raw(self, params: dict[str, torch.Tensor], x: torch.Tensor,
-                            out: torch.Tensor | None = None) -> torch.Tensor:
-        """``forward_stacked`` without the last layer's bias and the gain term (into ``out`` if given):
-        the direct player adds them, in the same float32 operations, to the scores it reads only."""
-        return stacked_mlp(self.body, params, x, last_bias=False, out=out)
-
-    def output_terms(self, params: dict[str, torch.Tensor]) -> tuple[np.ndarray, np.ndarray]:
-        """The terms ``forward_stacked_raw`` leaves out: the last layer's bias (P, outputs) and the gain
-        weights (P, CR), as contiguous float32 arrays."""
-        last = [name for name in params if name.startswith("body.") and name.endswith(".bias")][-1]
-        return (np.ascontiguousarray(params[last].detach().numpy()),
-                np.ascontiguousarray(params["gain_weight"].detach().numpy()))
 
 
 class CellValueNet(nn.Module):
@@ -212,13 +167,10 @@ class CellValueNet(nn.Module):
         self.n_inputs = table_size(lay)
         self.n_outputs = 2 * lay.n_cells
         self.body = mlp([self.n_inputs, *hidden, self.n_outputs])
+        self.activation = "tanh"
 
     def initial_genome(self, rng: np.random.Generator) -> np.ndarray:
         return _init_genome(self, rng, 0.0)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.body(x)
-
-    def forward_stacked(self, params: dict[str, torch.Tensor], x: torch.Tensor) -> torch.Tensor:
-        """``forward`` of ``P`` networks with stacked ``params`` on (P, G, inputs) (``stacked_mlp``)."""
-        return stacked_mlp(self.body, params, x)

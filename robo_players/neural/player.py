@@ -1,7 +1,7 @@
 """What both neural player kinds share: running the network(s) of a batch's games.
 
 A ``Forward`` maps (P, G, features) to (P, G, outputs): a ``Population`` of
-stacked torch networks, one torch network, or an ONNX session. With ``P``
+stacked networks (``robo_players.neural.dense``), or an ONNX session. With ``P``
 members (one row of ``cell_values`` each) a batch holds ``P * G`` games and
 game ``g`` belongs to member ``g // G``; evolution plays every member on the
 same dice streams.
@@ -18,18 +18,6 @@ from yamb.engine import GameBatch
 from yamb.errors import YambError
 
 Forward = Callable[[np.ndarray], np.ndarray]
-MIN_ROWS = 16  # the fewest rows one network's forward pass takes (``forward_rows``)
-
-
-def forward_rows(forward: Forward, x: np.ndarray) -> np.ndarray:
-    """``forward`` of one network on the rows of ``x`` (n, features), each row's outputs the same
-    whatever the other rows: a float32 matrix product of fewer than ``MIN_ROWS`` rows rounds
-    differently (another kernel), so fewer are padded with zeros."""
-    if len(x) >= MIN_ROWS:
-        return forward(x[None])[0]
-    padded = np.zeros((MIN_ROWS, x.shape[1]), dtype=x.dtype)
-    padded[: len(x)] = x
-    return forward(padded[None])[0][: len(x)]
 
 
 def network_outputs(
@@ -42,7 +30,7 @@ def network_outputs(
     """
     members = len(cell_values)
     if members == 1:
-        return forward_rows(forward, encode(batch, games, cell_values, with_dice)), np.arange(len(games))
+        return forward(encode(batch, games, cell_values, with_dice)[None])[0], np.arange(len(games))
     if batch.n_games % members:
         raise YambError(f"a batch of {batch.n_games} games cannot be split among {members} networks")
     x = encode(batch, None, cell_values, with_dice)

@@ -1,11 +1,10 @@
 """Networks as flat genomes, and a whole population evaluated in one batched pass.
 
 A genome is ``parameters_to_vector(net.parameters())``. ``Population`` holds the
-genomes of ``P`` networks of one architecture as stacked parameters (the
-layout of ``torch.func.stack_module_state``) and evaluates them on a
-(P, G, features) input with the network's ``forward_stacked``: one batched
-matrix product per layer, no Python loop over individuals, bit for bit what
-``vmap`` over ``functional_call`` of its ``forward`` gives.
+genomes of ``P`` networks of one architecture as stacked layers
+(``robo_players.neural.dense``) and evaluates them on a (P, G, features) input
+in one call, no Python loop over individuals, with the same bits on every
+machine.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ import torch
 from torch import nn
 from torch.nn.utils import parameters_to_vector, vector_to_parameters
 
+from robo_players.neural.dense import Dense, dense, forward
 from yamb.errors import YambError
 
 
@@ -36,7 +36,7 @@ def load_genome(net: nn.Module, genome: np.ndarray) -> nn.Module:
     return net
 
 
-def stacked_parameters(net: nn.Module, genomes: torch.Tensor) -> dict[str, torch.Tensor]:
+def stacked_parameters(net: nn.Module, genomes: np.ndarray) -> dict[str, np.ndarray]:
     """(P, D) genomes as ``{name: (P, *shape)}`` views, in ``net.parameters()`` order."""
     out, start = {}, 0
     for name, p in net.named_parameters():
@@ -45,8 +45,17 @@ def stacked_parameters(net: nn.Module, genomes: torch.Tensor) -> dict[str, torch
     return out
 
 
+def stacked_dense(net: nn.Module, params: dict[str, np.ndarray]) -> Dense:
+    """The linear layers of ``net`` (its parameters named ``*.weight`` and ``*.bias``, in order) from
+    stacked ``params``, with the network's ``activation`` between them, and its ``gain_weight`` added
+    to the outputs from its ``gain_start`` input on (``DirectPolicyNet``), if it has one."""
+    layers = [name[: -len(".weight")] for name in params if name.endswith(".weight")]
+    return dense([params[f"{layer}.weight"] for layer in layers], [params[f"{layer}.bias"] for layer in layers],
+                 net.activation, params.get("gain_weight"), getattr(net, "gain_start", 0))
+
+
 class Population:
-    """``P`` networks that share ``net``'s architecture and buffers, evaluated together."""
+    """``P`` networks that share ``net``'s architecture, evaluated together."""
 
     def __init__(self, net: nn.Module, genomes: np.ndarray) -> None:
         genomes = np.atleast_2d(np.asarray(genomes, dtype=np.float32))
@@ -57,13 +66,12 @@ class Population:
         self.net = net
         self.size = len(genomes)
         self.genomes = genomes
-        self.params = stacked_parameters(net, torch.from_numpy(genomes))
+        self.layers = stacked_dense(net, stacked_parameters(net, genomes))
 
     def member(self, index: int) -> Population:
         """Network ``index`` alone, as a population of one."""
         return Population(self.net, self.genomes[index : index + 1])
 
-    def __call__(self, x: np.ndarray) -> np.ndarray:
-        """(P, G, features) to (P, G, outputs) network outputs."""
-        with torch.no_grad():
-            return self.net.forward_stacked(self.params, torch.from_numpy(x)).numpy()
+    def __call__(self, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """(P, G, features) to (P, G, outputs) float32 network outputs (into ``out`` if given)."""
+        return forward(self.layers, x, out)

@@ -33,7 +33,9 @@ from expected_scores.solitaire import SolitaireSolution
 from expected_scores.upper_sum import reachable_upper
 from robo_players.neural.bots import BOTS_DIR, bot_name
 from robo_players.neural.bots import SUFFIX as BOT_SUFFIX
+from robo_players.neural.dense import forward
 from robo_players.neural.features import table_size
+from robo_players.neural.population import stacked_dense
 from yamb.atomic import write_atomically
 from yamb.errors import YambError
 from yamb.layout import Layout
@@ -46,7 +48,7 @@ SUFFIX = ".npz"
 FILE_KIND = "yamb-state-values"
 META = "meta"
 SCALE = 100.0  # the network's output is the value in hundreds of points
-CHUNK = 1 << 18  # states per forward pass when filling the table
+CHUNK = 1 << 14  # rows per forward pass (its float64 activations: tens of MB)
 AFTERSTATE = "afterstate"  # the kind of a whole table's value network (``ValueSpec``)
 
 
@@ -103,6 +105,7 @@ class ValueNet(nn.Module):
             width = h
         layers.append(nn.Linear(width, 1))
         self.layers = nn.Sequential(*layers)
+        self.activation = "relu"
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.layers(x)[:, 0] * self.scale
@@ -144,15 +147,19 @@ def reachable_states(rules: Rules, filled: int = 0) -> tuple[np.ndarray, np.ndar
     return masks.astype(np.int64), uppers.astype(np.int64), y
 
 
+def values_of(net: ValueNet, x: np.ndarray) -> np.ndarray:
+    """(n,) float64: the network's values of the rows of ``x`` (n, F), as its ``forward`` computes
+    them but the same bits on every machine (``robo_players.neural.dense``), ``CHUNK`` at a time."""
+    layers = stacked_dense(net, {name: p.detach().numpy()[None] for name, p in net.named_parameters()})
+    out = np.empty(len(x))
+    for start in range(0, len(x), CHUNK):
+        out[start : start + CHUNK] = forward(layers, x[None, start : start + CHUNK])[0, :, 0] * np.float32(net.scale)
+    return out
+
+
 def predict(net: ValueNet, rules: Rules, mask: np.ndarray, upper: np.ndarray, y: np.ndarray) -> np.ndarray:
     """(n,) float64: the network's values of states."""
-    out = np.empty(len(mask))
-    with torch.no_grad():
-        for start in range(0, len(mask), CHUNK):
-            part = slice(start, start + CHUNK)
-            x = torch.from_numpy(features(rules, mask[part], upper[part], y[part]))
-            out[part] = net(x).double().numpy()
-    return out
+    return values_of(net, features(rules, mask, upper, y))
 
 
 def value_table(net: ValueNet, rules: Rules, filled: int = 0) -> np.ndarray:

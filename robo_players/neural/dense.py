@@ -1,0 +1,118 @@
+"""The networks' forward pass, the same bits on every machine.
+
+A torch matrix product is summed in an order that the BLAS library picks for
+the CPU it runs on (MKL's AVX-512 kernels on one machine, its AVX2 kernels on
+another, a thread count's split of the sum on a third), so a network's
+outputs, and the moves they decide, differed between machines. Here each
+output is summed over its inputs in their order, in float64 (every product of
+two float32 is exact there), the bias added after the sum, then the
+activation (``yamb.portable_math.tanh``, or ReLU), compiled without
+``fastmath``: the vector width changes how many outputs are computed at once,
+never the operations of one. The outputs are rounded to float32 at the end.
+
+``Dense`` holds the layers of ``P`` networks of one architecture stacked
+(weights (P, inputs, outputs), the transpose of torch's ``Linear.weight``), so
+that a population is evaluated in one call.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, prange
+
+from yamb.engine import PARALLEL_GAMES, serial_copy
+from yamb.portable_math import tanh
+
+TANH, RELU = 0, 1
+BLOCK = 64  # rows of one parallel task
+ACTIVATIONS = {"tanh": TANH, "relu": RELU}
+
+
+class Dense(NamedTuple):
+    """The layers of ``P`` stacked networks: ``weights[i]`` (P, inputs, outputs) and ``biases[i]``
+    (P, outputs), float64; ``activation`` (``TANH`` or ``RELU``) between layers, none after the last.
+    With ``gain`` (P, 1, n) the first ``n`` outputs add ``gain`` times the inputs from ``gain_start``
+    on (``DirectPolicyNet``'s gain term)."""
+
+    weights: tuple[np.ndarray, ...]
+    biases: tuple[np.ndarray, ...]
+    activation: int
+    gain: np.ndarray | None = None
+    gain_start: int = 0
+
+    @property
+    def members(self) -> int:
+        return self.weights[0].shape[0]
+
+    @property
+    def n_outputs(self) -> int:
+        return self.weights[-1].shape[2]
+
+    def member(self, index: int) -> Dense:
+        """Network ``index`` alone."""
+        return Dense(tuple(w[index : index + 1] for w in self.weights),
+                     tuple(b[index : index + 1] for b in self.biases), self.activation,
+                     None if self.gain is None else self.gain[index : index + 1], self.gain_start)
+
+
+def dense(weights: list[np.ndarray], biases: list[np.ndarray], activation: str,
+          gain: np.ndarray | None = None, gain_start: int = 0) -> Dense:
+    """``Dense`` from stacked torch-layout weights (P, outputs, inputs), biases (P, outputs) and
+    gain weights (P, n)."""
+    return Dense(tuple(np.ascontiguousarray(np.swapaxes(np.asarray(w, np.float64), 1, 2)) for w in weights),
+                 tuple(np.ascontiguousarray(b, dtype=np.float64) for b in biases), ACTIVATIONS[activation],
+                 None if gain is None else np.asarray(gain, dtype=np.float64)[:, None, :], gain_start)
+
+
+@njit(cache=True, parallel=True)
+def _layer(x, weight, bias, activation, out):
+    """``out[p, g] = activation(sum_k x[p, g, k] * weight[p, k] + bias[p])``, the sum in the order of
+    ``k`` (inputs that are 0 add nothing and are skipped); ``activation`` -1 for none. Blocks of
+    ``BLOCK`` rows run in parallel: each row's operations are the same whichever thread runs it."""
+    members, n_rows, n_inputs = x.shape
+    n_outputs = weight.shape[2]
+    n_blocks = (n_rows + BLOCK - 1) // BLOCK
+    for block in prange(members * n_blocks):
+        p = block // n_blocks
+        acc = np.empty(n_outputs)
+        for g in range(block % n_blocks * BLOCK, min(n_rows, (block % n_blocks + 1) * BLOCK)):
+            acc[:] = 0.0
+            for k in range(n_inputs):
+                v = np.float64(x[p, g, k])
+                if v != 0.0:
+                    w = weight[p, k]
+                    for j in range(n_outputs):
+                        acc[j] += v * w[j]
+            for j in range(n_outputs):
+                a = acc[j] + bias[p, j]
+                if activation == TANH:
+                    a = tanh(a)
+                elif activation == RELU:
+                    a = max(a, 0.0)
+                out[p, g, j] = a
+
+
+_SERIAL_LAYER = serial_copy(_layer)
+
+
+def forward(net: Dense, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """(P, G, inputs) features to (P, G, outputs) float32 outputs (into ``out`` if given)."""
+    if x.ndim != 3 or x.shape[0] != net.members or x.shape[2] != net.weights[0].shape[1]:
+        raise ValueError(f"inputs of shape {x.shape} for {net.members} networks of "
+                         f"{net.weights[0].shape[1]} inputs")
+    h = np.ascontiguousarray(x)
+    last = len(net.weights) - 1
+    layer = _layer if x.shape[0] * x.shape[1] >= PARALLEL_GAMES else _SERIAL_LAYER
+    for i, (weight, bias) in enumerate(zip(net.weights, net.biases)):
+        into = np.empty((h.shape[0], h.shape[1], weight.shape[2]))
+        layer(h, weight, bias, net.activation if i < last else -1, into)
+        h = into
+    if net.gain is not None:
+        n = net.gain.shape[2]
+        h[:, :, :n] += net.gain * x[:, :, net.gain_start : net.gain_start + n]
+    if out is None:
+        return h.astype(np.float32)
+    out[...] = h
+    return out
