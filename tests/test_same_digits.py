@@ -236,3 +236,24 @@ def test_recorded_play_is_the_same_computed_as_on_another_machine() -> None:
                             "-k", "guided or best or direct or population or evolution or optimal"],
                            env=env, capture_output=True, text=True, cwd=ROOT)
     assert child.returncode == 0, child.stdout[-3000:]
+
+
+@pytest.mark.slow
+def test_a_fit_writes_the_same_weights_computed_as_on_another_machine(tmp_path: Path) -> None:
+    """``yamb fit-values`` (play through the forward pass, torch's training with the pinned MKL path and
+    loops, ``yamb.blas``) writes the same weights with numpy, OpenBLAS and numba's code generation of
+    another machine."""
+    command = ("import sys; from yamb.app.cli import main; sys.exit(main(['fit-values', '--preset', 'yatzy', "
+               "'--rounds', '2', '--games', '60', '--hidden', '24,16', '--epochs', '2', '--out', sys.argv[1]]))")
+    files = []
+    for name, settings in (("here", {}), ("there", {k: v for k, v in OTHER_CPU.items() if not k.startswith(("MKL", "ATEN"))})):
+        out = tmp_path / f"{name}.npz"
+        env = {**os.environ, **settings, "PYTHONPATH": str(ROOT)}
+        if settings:
+            env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba")
+        child = subprocess.run([sys.executable, "-c", command, str(out)], env=env, capture_output=True, text=True,
+                               cwd=ROOT)
+        assert child.returncode == 0, child.stderr[-3000:]
+        files.append(out)
+    with np.load(files[0]) as a, np.load(files[1]) as b:
+        assert a.files == b.files and all(np.array_equal(a[k], b[k]) for k in a.files if k != "meta")

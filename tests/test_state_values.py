@@ -157,7 +157,7 @@ def test_fit_values_writes_a_file_that_plays_and_the_same_fit_writes_the_same_by
 
 
 # The shipped value networks: the total of 60 games, seed 2026 (recorded when shipped).
-SHIPPED = {"yatzy": 15070, "yahtzee": 15646, "yamb": 67837}  # 60 games' total, seed 2026 (yamb: after-state values)
+SHIPPED = {"yatzy": 14898, "yahtzee": 15754, "yamb": 67837}  # 60 games' total, seed 2026 (yamb: after-state values)
 
 
 @pytest.mark.parametrize("preset", sorted(SHIPPED))
