@@ -27,14 +27,15 @@ from yamb.portable_math import tanh
 
 TANH, RELU = 0, 1
 BLOCK = 64  # rows of one parallel task
+_NO_GAIN = np.zeros((0, 0))
 ACTIVATIONS = {"tanh": TANH, "relu": RELU}
 
 
 class Dense(NamedTuple):
     """The layers of ``P`` stacked networks: ``weights[i]`` (P, inputs, outputs) and ``biases[i]``
     (P, outputs), float64; ``activation`` (``TANH`` or ``RELU``) between layers, none after the last.
-    With ``gain`` (P, 1, n) the first ``n`` outputs add ``gain`` times the inputs from ``gain_start``
-    on (``DirectPolicyNet``'s gain term)."""
+    With ``gain`` (P, n) the first ``n`` outputs add ``gain`` times the inputs from ``gain_start``
+    on (``DirectPolicyNet``'s gain term), before they are rounded to float32."""
 
     weights: tuple[np.ndarray, ...]
     biases: tuple[np.ndarray, ...]
@@ -63,16 +64,19 @@ def dense(weights: list[np.ndarray], biases: list[np.ndarray], activation: str,
     gain weights (P, n)."""
     return Dense(tuple(np.ascontiguousarray(np.swapaxes(np.asarray(w, np.float64), 1, 2)) for w in weights),
                  tuple(np.ascontiguousarray(b, dtype=np.float64) for b in biases), ACTIVATIONS[activation],
-                 None if gain is None else np.asarray(gain, dtype=np.float64)[:, None, :], gain_start)
+                 None if gain is None else np.ascontiguousarray(gain, dtype=np.float64), gain_start)
 
 
 @njit(cache=True, parallel=True)
-def _layer(x, weight, bias, activation, out):
+def _layer(x, weight, bias, activation, gain, inputs, gain_start, out):
     """``out[p, g] = activation(sum_k x[p, g, k] * weight[p, k] + bias[p])``, the sum in the order of
-    ``k`` (inputs that are 0 add nothing and are skipped); ``activation`` -1 for none. Blocks of
-    ``BLOCK`` rows run in parallel: each row's operations are the same whichever thread runs it."""
+    ``k`` (inputs that are 0 add nothing and are skipped); ``activation`` -1 for none. The first
+    ``gain.shape[1]`` outputs then add ``gain[p] * inputs[p, g, gain_start:]`` (none with an empty
+    ``gain``), and ``out`` (float32 or float64) takes them rounded to its type. Blocks of ``BLOCK``
+    rows run in parallel: each row's operations are the same whichever thread runs it."""
     members, n_rows, n_inputs = x.shape
     n_outputs = weight.shape[2]
+    n_gain = gain.shape[1]
     n_blocks = (n_rows + BLOCK - 1) // BLOCK
     for block in prange(members * n_blocks):
         p = block // n_blocks
@@ -91,6 +95,8 @@ def _layer(x, weight, bias, activation, out):
                     a = tanh(a)
                 elif activation == RELU:
                     a = max(a, 0.0)
+                if j < n_gain:
+                    a += gain[p, j] * np.float64(inputs[p, g, gain_start + j])
                 out[p, g, j] = a
 
 
@@ -102,17 +108,17 @@ def forward(net: Dense, x: np.ndarray, out: np.ndarray | None = None) -> np.ndar
     if x.ndim != 3 or x.shape[0] != net.members or x.shape[2] != net.weights[0].shape[1]:
         raise ValueError(f"inputs of shape {x.shape} for {net.members} networks of "
                          f"{net.weights[0].shape[1]} inputs")
-    h = np.ascontiguousarray(x)
+    x = h = np.ascontiguousarray(x)
+    if out is None:
+        out = np.empty((x.shape[0], x.shape[1], net.n_outputs), dtype=np.float32)
     last = len(net.weights) - 1
     layer = _layer if x.shape[0] * x.shape[1] >= PARALLEL_GAMES else _SERIAL_LAYER
     for i, (weight, bias) in enumerate(zip(net.weights, net.biases)):
-        into = np.empty((h.shape[0], h.shape[1], weight.shape[2]))
-        layer(h, weight, bias, net.activation if i < last else -1, into)
-        h = into
-    if net.gain is not None:
-        n = net.gain.shape[2]
-        h[:, :, :n] += net.gain * x[:, :, net.gain_start : net.gain_start + n]
-    if out is None:
-        return h.astype(np.float32)
-    out[...] = h
+        if i < last:
+            into = np.empty((h.shape[0], h.shape[1], weight.shape[2]))
+            layer(h, weight, bias, net.activation, _NO_GAIN, x, 0, into)
+            h = into
+        else:
+            gain = _NO_GAIN if net.gain is None else net.gain
+            layer(h, weight, bias, -1, gain, x, net.gain_start, out)
     return out
