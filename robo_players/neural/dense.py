@@ -81,14 +81,21 @@ def _layer(x, weight, bias, activation, gain, inputs, gain_start, out):
     for block in prange(members * n_blocks):
         p = block // n_blocks
         acc = np.empty(n_outputs)
+        nonzero = np.empty(n_inputs, dtype=np.int64)  # the row's inputs that are not 0, in order
+        values = np.empty(n_inputs)
         for g in range(block % n_blocks * BLOCK, min(n_rows, (block % n_blocks + 1) * BLOCK)):
-            acc[:] = 0.0
-            for k in range(n_inputs):
+            n = 0
+            for k in range(n_inputs):  # without a branch: a sparse row's zeros cost no mispredictions
                 v = np.float64(x[p, g, k])
-                if v != 0.0:
-                    w = weight[p, k]
-                    for j in range(n_outputs):
-                        acc[j] += v * w[j]
+                nonzero[n] = k
+                values[n] = v
+                n += v != 0.0
+            acc[:] = 0.0
+            for i in range(n):
+                v = values[i]
+                w = weight[p, nonzero[i]]
+                for j in range(n_outputs):
+                    acc[j] += v * w[j]
             for j in range(n_outputs):
                 a = acc[j] + bias[p, j]
                 if activation == TANH:
