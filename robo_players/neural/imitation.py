@@ -15,6 +15,7 @@ come from it, on one torch thread.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -141,7 +142,7 @@ def train(
     train_rows, val_rows = training_split(demos, settings.validation, settings.seed)
     optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate, weight_decay=settings.weight_decay)
     steps = settings.epochs * -(-len(train_rows) // settings.batch_size)
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 0.5 * (1 + np.cos(np.pi * min(s / steps, 1))))
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 0.5 * (1 + math.cos(math.pi * min(s / steps, 1))))
     rng = np.random.default_rng([settings.seed, 2])
     history = []
 
