@@ -9,7 +9,7 @@ plays which task.
 ``processes`` (the default)
     ``--workers 1``: the builtin ``map`` in this process; more: a pool of
     spawned worker processes on this machine, which end with the run's
-    process however it ends (``yamb.processes``); Ctrl-C stops them at once.
+    process however it ends (``evolution.processes``); Ctrl-C stops them at once.
 ``ray``
     A pool of long-lived Ray actors, one CPU each, ``--workers`` of them. An
     actor compiles the numba kernels and builds the tables once, then plays
@@ -41,7 +41,7 @@ from typing import Any
 
 from evolution.config import ConfigError, EvolveConfig
 from evolution.evaluate import init_worker
-from yamb.processes import end_with_parent
+from evolution.processes import end_with_parent
 
 CLUSTER_EXTRA = 'pip install -e ".[cluster]"'
 OBJECT_STORE_BYTES = 128 * 2**20  # a local Ray's object store: a generation's tasks take well under 1 MB

@@ -42,6 +42,7 @@ import numpy as np
 import optuna
 from optuna.trial import TrialState
 
+from evolution.processes import end_with_parent
 from evolution.run import evolve, resume, start
 from evolution.state import CHECKPOINT
 from evolution.sweep_space import SearchSpace, check_space, suggest, trial_config
@@ -56,7 +57,6 @@ from evolution.sweep_study import (
     write_settings,
 )
 from evolution.sweep_worker import DUPLICATE_OF, finished_numbers, trial_number, work_trials
-from yamb.processes import end_with_parent
 
 TRIALS_DIR = "trials"
 RUN_DIR = "run_dir"  # user attribute of a trial: its run directory, relative to the sweep directory
