@@ -19,7 +19,6 @@ import numpy as np
 
 from robo_players.base import Player
 from robo_players.cell_values import cell_model
-from robo_players.forks import fork
 from robo_players.smart import SmartPlayer
 from yamb.engine import GameBatch
 from yamb.errors import YambError
@@ -75,7 +74,7 @@ class MonteCarloPlayer:
         source = games[game_of][rows]
         streams = (batch.streams[source] * np.uint64(0x9E3779B1) + batch.turn[source].astype(np.uint64)
                    ) * np.uint64(n) + np.tile(np.arange(n, dtype=np.uint64), len(cell))
-        rollout = fork(batch, source, seed=batch.seed ^ SEED_SALT, streams=streams)
+        rollout = batch.fork(source, seed=batch.seed ^ SEED_SALT, streams=streams)
         mover = batch.player[source]
         limit = rollout.turn + (np.iinfo(np.int32).max if self.horizon is None else self.horizon)
         rollout.step(cell[rows], np.arange(len(rows)), check=False)

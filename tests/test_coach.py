@@ -26,7 +26,6 @@ from robo_players.coach.review import classify, judge, review_game
 from robo_players.coach.search_values import estimates
 from robo_players.coach.values import ExactCoach, make_coach
 from robo_players.explain import fill_values
-from robo_players.forks import fork
 from robo_players.registry import make_player
 from tests.programs import spawn_play
 from yamb.app.cli import main
@@ -300,7 +299,7 @@ def test_a_fills_search_value_is_the_change_of_the_estimated_total(preset, seed)
                 c, r = divmod(cell, lay.n_rows)
                 if r in skip or game.batch.filled[0, 0, c] >> r & 1 or rules.five_alike_face[game.batch.dice[0]]:
                     continue
-                trial = fork(game.batch, np.array([0]))
+                trial = game.batch.fork(np.array([0]))
                 trial.filled[0, 0, c] |= np.uint32(1 << r)
                 trial.cells[0, 0, c, r] = rules.scores[game.batch.dice[0], r]
                 assert _estimate(coach, trial) - before == pytest.approx(values[cell], abs=1e-9)

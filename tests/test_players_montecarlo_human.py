@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from robo_players.base import play
-from robo_players.forks import fork
 from robo_players.greedy import GreedyPlayer
 from robo_players.montecarlo import MonteCarloPlayer
 from robo_players.simulate import simulate
@@ -55,7 +54,7 @@ def test_montecarlo_with_a_one_turn_horizon_takes_the_best_estimate() -> None:
     assert len(legal) > 2
     estimates = {}
     for cell in legal:
-        copy = fork(batch, np.array([0]))
+        copy = batch.fork(np.array([0]))
         copy.step(np.array([cell]), np.array([0]))
         open_rows = ~((copy.filled[0, 0][:, None] >> np.arange(lay.n_rows)) & 1).astype(bool)
         cells = np.where(open_rows, player.expected, copy.cells[0, 0])

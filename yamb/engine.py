@@ -187,6 +187,19 @@ class GameBatch:
             raise YambError(f"games must be a 1-d array of indices from 0 to {self.n_games - 1}")
         return games
 
+    def fork(self, games: np.ndarray, seed: int | None = None, streams: np.ndarray | None = None) -> GameBatch:
+        """A new batch whose game i is a copy of game ``games[i]`` of this one, from where it stands.
+
+        Its later dice come from ``seed`` and ``streams`` (default: the originals', so a fork rolls
+        what the original would).
+        """
+        games = self._games(games)
+        out = GameBatch(self.layout, len(games), seed=self.seed if seed is None else seed,
+                        streams=self.streams[games] if streams is None else streams)
+        for key in STATE_ARRAYS:
+            getattr(out, key)[:] = getattr(self, key)[games]
+        return out
+
     # ----------------------------------------------------------------- random numbers
     def uniform(self, games: np.ndarray | None = None, salt: int = 1) -> np.ndarray:
         """Uniform floats in [0, 1), one per game, reproducible from (seed, stream, turn, roll)."""

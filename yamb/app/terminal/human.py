@@ -18,7 +18,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from robo_players.forks import fork
 from yamb.app.terminal.prompts import parse_cell
 from yamb.engine import GameBatch
 from yamb.errors import YambError
@@ -96,7 +95,7 @@ class HumanPlayer:
         for action in legal:
             line = lay.describe_action(action)
             if action < lay.n_cells:  # the engine says what the fill scores
-                trial = fork(batch, np.array([game]))
+                trial = batch.fork(np.array([game]))
                 trial.step(np.array([action]), np.array([0]))
                 line += f" (+{trial.cells[0, p].reshape(-1)[action]})"
             lines.append(line)
