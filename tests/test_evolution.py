@@ -409,3 +409,15 @@ def test_open_cells_fixed_keeps_the_start_values_that_played_moves(tmp_path: Pat
     assert np.array_equal(start_values["played"], start_values["fixed"])
     with pytest.raises(ConfigError, match="open_cells must be one of played, fixed, not 'moving'"):
         tiny(open_cells="moving").validate()
+
+
+def test_a_checkpoint_of_the_code_before_is_refused_in_one_line(tmp_path: Path) -> None:
+    """Version 2 checkpoints (torch's forward pass, DEAP's CMA-ES) would not go on as their runs began."""
+    state = new_state(tiny())
+    save_checkpoint(state, tmp_path)
+    path = tmp_path / CHECKPOINT
+    header, _, payload = path.read_bytes().partition(b"\n")
+    words = header.split()
+    path.write_bytes(b" ".join([words[0], b"2", *words[2:]]) + b"\n" + payload)
+    with pytest.raises(CheckpointError, match="checkpoint version 2, this program reads 3"):
+        load_checkpoint(tmp_path)
