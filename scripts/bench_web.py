@@ -26,7 +26,7 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-from tests.web_helpers import start_server
+from scripts.web_helpers import start_server
 
 
 class Connection:

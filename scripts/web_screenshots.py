@@ -5,7 +5,7 @@ API (the person following the bot's hints), then shown in the page at the
 person's first roll with a hint asked for, also as a laptop (1280x800) and a
 phone (390x844) show it; a game played to its end shows the summary; the runs
 page shows the runs under ``--runs`` (default: a made-up demo run,
-``tests/web_helpers.make_run``). A Yatzy game whose person blunders on the
+``scripts/web_helpers.make_run``). A Yatzy game whose person blunders on the
 first turn (writes the first roll in ``yatzy``) and then follows the hints is
 reviewed at 1280x800, 1920x1080 and a 390 px phone.
 
@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.web_helpers import VIEWPORT, chromium, make_run, start_server
+from scripts.web_helpers import VIEWPORT, chromium, make_run, start_server
 
 SCREENS = {"laptop": (1280, 800), "phone": (390, 844)}  # game-laptop.png and game-phone.png: what fits without scrolling
 

@@ -58,3 +58,16 @@ def test_no_unused_or_undefined_names_and_imports_in_order() -> None:
     done = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", str(ROOT)], cwd=ROOT,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_nothing_under_scripts_imports_the_tests() -> None:
+    """The scripts are tools beside the package; what they share with the tests lives in ``scripts/``."""
+    import ast
+
+    offenders = []
+    for path in sorted((ROOT / "scripts").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            offenders += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] == "tests"]
+    assert not offenders, offenders

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
+from scripts.web_helpers import make_run
 from tests.reference_game import reference_column_total
-from tests.web_helpers import make_run
 from yamb.app.web import Settings, create_app
 from yamb.game import Game
 from yamb.rules import rules

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
+from scripts.web_helpers import STEP_MS, chromium, make_run, play_my_turns, start_server
 from tests.programs import require_binary
-from tests.web_helpers import STEP_MS, chromium, make_run, play_my_turns, start_server
 from yamb.game import Game
 
 pytestmark = pytest.mark.slow  # a real Chromium against a real yamb serve

@@ -9,8 +9,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from scripts.web_helpers import STEP_MS, chromium, make_run, start_server
 from tests.programs import require_binary
-from tests.web_helpers import STEP_MS, chromium, make_run, start_server
 
 pytestmark = pytest.mark.slow  # a real Chromium against a real yamb serve
 

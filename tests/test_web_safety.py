@@ -16,7 +16,7 @@ import threading
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.web_helpers import make_run, serving
+from scripts.web_helpers import make_run, serving
 from yamb.app.web import Settings, create_app
 from yamb.app.web.store import GameStore, NotAGamesDatabase
 from yamb.game import Game

@@ -1,4 +1,4 @@
-"""Real parts for the web tests and the screenshot script: a ``yamb serve`` process on 127.0.0.1 and a
+"""Real parts for the web tests, the web benchmark and the screenshot script: a ``yamb serve`` process on 127.0.0.1 and a
 free port (stopped by its pid), Debian's Chromium driven by Playwright, and a finished run directory."""
 
 from __future__ import annotations
