@@ -51,12 +51,6 @@ class Dense(NamedTuple):
     def n_outputs(self) -> int:
         return self.weights[-1].shape[2]
 
-    def member(self, index: int) -> Dense:
-        """Network ``index`` alone."""
-        return Dense(tuple(w[index : index + 1] for w in self.weights),
-                     tuple(b[index : index + 1] for b in self.biases), self.activation,
-                     None if self.gain is None else self.gain[index : index + 1], self.gain_start)
-
 
 def dense(weights: list[np.ndarray], biases: list[np.ndarray], activation: str,
           gain: np.ndarray | None = None, gain_start: int = 0) -> Dense:
