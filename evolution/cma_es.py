@@ -81,7 +81,7 @@ class CMAStrategy(CMABase):
         old = self.centroid
         self.centroid = weighted_rows(self.weights, best)
         c_diff = self.centroid - old
-        whitened = matvec(self.B, matvec(np.ascontiguousarray(self.B.T), c_diff) / self.diagD)
+        whitened = matvec(self.B, weighted_rows(c_diff, self.B) / self.diagD)  # B D^-1 B^T c_diff
         self.ps = (1 - self.cs) * self.ps + math.sqrt(self.cs * (2 - self.cs) * self.mueff) / self.sigma * whitened
         ps_norm = norm(self.ps)
         hsig = float(ps_norm / math.sqrt(1.0 - (1.0 - self.cs) ** (2.0 * (self.update_count + 1.0))) / self.chiN

@@ -33,7 +33,7 @@ from evolution.operators import cx_sbx
 from robo_players.neural.dense import BLOCK
 from robo_players.neural.networks import NetSpec
 from robo_players.neural.population import Population, genome_size, load_genome
-from robo_players.neural.state_values import ValueSpec, values_of
+from robo_players.neural.state_values import ValueSpec, value_function
 from yamb.engine import PARALLEL_GAMES
 from yamb.layout import layout
 from yamb.portable_linalg import symmetric_eigen, times_transposed, weighted_rows
@@ -136,7 +136,7 @@ def test_value_networks_read_through_the_same_pass_as_torch_would() -> None:
     net = spec.build()
     x = np.random.default_rng(6).random((300, spec.n_inputs())).astype(np.float32)
     with torch.no_grad():
-        np.testing.assert_allclose(values_of(net, x), net(torch.from_numpy(x)).double().numpy(), rtol=1e-5, atol=1e-3)
+        np.testing.assert_allclose(value_function(net)(x), net(torch.from_numpy(x)).double().numpy(), rtol=1e-5, atol=1e-3)
 
 
 def test_the_eigendecomposition_and_products_match_lapack_and_blas() -> None:
@@ -186,7 +186,7 @@ def digests() -> dict[str, str]:
     value_net = ValueSpec("yahtzee", None, hidden=(32, 16)).build()
     value_net.load_state_dict({name: torch.from_numpy(rng.normal(0, 0.3, p.shape).astype(np.float32))
                                for name, p in value_net.state_dict().items()})
-    out["values"] = h(values_of(value_net, rng.random((500, value_net.layers[0].in_features)).astype(np.float32)))
+    out["values"] = h(value_function(value_net)(rng.random((500, value_net.layers[0].in_features)).astype(np.float32)))
     strategy = CMAStrategy(np.zeros(60), 0.3, 10, np.random.default_rng(11))
     for _ in range(15):
         population = strategy.generate(Individual)

@@ -46,7 +46,7 @@ from robo_players.neural.returns import (
     record_round,
     round_seed,
 )
-from robo_players.neural.state_values import ValueNet, ValuesFileError, ValueSpec, values_of
+from robo_players.neural.state_values import ValueNet, ValuesFileError, ValueSpec, value_function
 from yamb.layout import Layout
 
 CHUNK = 1 << 16  # rows per forward pass when the error is measured
@@ -62,8 +62,10 @@ def afterstate_player(net: ValueNet, spec: ValueSpec, layout: Layout, name: str)
                               f"{','.join(layout.columns)}, {r.n_dice} dice)")
     values = feature_cell_values(layout)[None]
 
+    value = value_function(net)  # the weights read once, not at every decision
+
     def leaf(tables: NextTables) -> np.ndarray:
-        return values_of(net, encode(tables, np.arange(tables.n_games), values, False))  # type: ignore[arg-type]
+        return value(encode(tables, np.arange(tables.n_games), values, False))  # type: ignore[arg-type]
 
     player = LookaheadPlayer(base_search(layout, spec.played, spec.exact), layout, leaf=leaf)
     player.name = name
@@ -148,7 +150,7 @@ def improve_afterstates(spec: ValueSpec, start: Player, games: int, rounds: int,
         net = fit_afterstates(spec, returns, afterstate_targets(returns), fit_settings, epoch_done)
         for k in range(refits):
             say(f"refit {k + 1}/{refits} to TD(lambda = {td_lambda:g}) returns")
-            targets = afterstate_lambda_targets(returns, values_of(net, returns.features), td_lambda)
+            targets = afterstate_lambda_targets(returns, value_function(net)(returns.features), td_lambda)
             net = fit_afterstates(spec, returns, targets, fit_settings, epoch_done)
         policy = afterstate_player(net, spec, lay, f"fitted-{r + 1}")
         if round_done is not None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -147,19 +148,25 @@ def reachable_states(rules: Rules, filled: int = 0) -> tuple[np.ndarray, np.ndar
     return masks.astype(np.int64), uppers.astype(np.int64), y
 
 
-def values_of(net: ValueNet, x: np.ndarray) -> np.ndarray:
-    """(n,) float64: the network's values of the rows of ``x`` (n, F), as its ``forward`` computes
-    them but the same bits on every machine (``robo_players.neural.dense``), ``CHUNK`` at a time."""
+def value_function(net: ValueNet) -> Callable[[np.ndarray], np.ndarray]:
+    """The network's values, (n, F) feature rows to (n,) float64, as its ``forward`` computes them but
+    the same bits on every machine (``robo_players.neural.dense``), ``CHUNK`` rows at a time; its
+    weights are read once, as they are now."""
     layers = stacked_dense(net, {name: p.detach().numpy()[None] for name, p in net.named_parameters()})
-    out = np.empty(len(x))
-    for start in range(0, len(x), CHUNK):
-        out[start : start + CHUNK] = forward(layers, x[None, start : start + CHUNK])[0, :, 0] * np.float32(net.scale)
-    return out
+    scale = np.float32(net.scale)
+
+    def values(x: np.ndarray) -> np.ndarray:
+        out = np.empty(len(x))
+        for start in range(0, len(x), CHUNK):
+            out[start : start + CHUNK] = forward(layers, x[None, start : start + CHUNK])[0, :, 0] * scale
+        return out
+
+    return values
 
 
 def predict(net: ValueNet, rules: Rules, mask: np.ndarray, upper: np.ndarray, y: np.ndarray) -> np.ndarray:
     """(n,) float64: the network's values of states."""
-    return values_of(net, features(rules, mask, upper, y))
+    return value_function(net)(features(rules, mask, upper, y))
 
 
 def value_table(net: ValueNet, rules: Rules, filled: int = 0) -> np.ndarray:
