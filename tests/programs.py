@@ -13,7 +13,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from yamb.app.cli.compiling import MESSAGE
+from yamb_app.cli.compiling import MESSAGE
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,7 +30,7 @@ def require_binary(name: str) -> str:
     return path
 
 
-COMPILING = rf"yamb [a-z-]+: {re.escape(MESSAGE)}"  # numba's first compile (yamb.app.cli.compiling)
+COMPILING = rf"yamb [a-z-]+: {re.escape(MESSAGE)}"  # numba's first compile (yamb_app.cli.compiling)
 WORKERS = r"yamb evolve: starting \d+ worker process(es)? .*"  # yamb evolve's workers starting
 
 

@@ -20,11 +20,11 @@ from robo_players.neural.returns import (
 from robo_players.registry import make_player
 from robo_players.row_means import DEFAULT_PLAYED
 from robo_players.simulate import simulate
-from yamb.app.cli import main
 from yamb.engine import GameBatch
 from yamb.errors import YambError
 from yamb.layout import layout
 from yamb.rules import rules
+from yamb_app.cli import main
 
 
 def test_the_targets_sum_each_turns_and_its_games_later_base_values() -> None:

@@ -18,7 +18,7 @@ from evolution.state import load_checkpoint
 from robo_players.neural.files import load_weights
 from tests.programs import error_lines, require_binary
 from tests.servers import free_port, loopback_network
-from yamb.app.cli import main
+from yamb_app.cli import main
 
 pytestmark = pytest.mark.slow  # Ray and its address checks: an evolve on a local Ray instance
 

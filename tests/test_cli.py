@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.programs import COMPILING, error_lines
-from yamb.app.cli import build_parser, main
-from yamb.app.cli.compiling import MESSAGE
+from yamb_app.cli import build_parser, main
+from yamb_app.cli.compiling import MESSAGE
 
 
 def yamb_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -146,7 +146,7 @@ def test_every_option_with_a_default_says_it_in_its_help() -> None:
 
 def test_evolve_help_names_every_preset(capsys: pytest.CaptureFixture[str]) -> None:
     from evolution.config import PRESETS
-    from yamb.app.cli import main
+    from yamb_app.cli import main
 
     assert main(["evolve", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
@@ -185,7 +185,7 @@ def test_rounds_off_a_terminal_say_each_tenth_of_the_games() -> None:
 
     from rich.console import Console
 
-    from yamb.app.cli.rounds import rounds_progress
+    from yamb_app.cli.rounds import rounds_progress
 
     console = Console(file=io.StringIO(), force_terminal=False)
     with rounds_progress(console, 1000) as (say, advance):
@@ -301,7 +301,7 @@ def test_score_refuses_a_die_of_5000_digits_in_one_short_line(capsys: pytest.Cap
 
 def test_a_setting_given_by_a_flag_and_by_set_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     """A flag used to override ``--set`` silently, so ``--set population=1e9`` was never checked."""
-    from yamb.app.cli.evolve import OVERRIDES
+    from yamb_app.commands.evolve import OVERRIDES
 
     for flag, setting, _, _ in OVERRIDES:
         line = refused_in_one_line(capsys, ["evolve", flag, "2", "--set", f"{setting}=1e9"])
@@ -493,7 +493,7 @@ def test_a_weights_file_brings_its_game(capsys: pytest.CaptureFixture[str]) -> N
 
 def test_the_first_compile_is_said_on_stderr() -> None:
     """numba's compile event, not a cache load: a fresh function compiles, and the line says so, piped too."""
-    code = ("from yamb.app.cli.compiling import watch; watch('simulate'); import numba; "
+    code = ("from yamb_app.cli.compiling import watch; watch('simulate'); import numba; "
             "print(numba.njit(lambda a: a + 1)(1)); print(numba.njit(lambda a: a + 2)(1))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["2", "3"]
@@ -516,7 +516,7 @@ VERDICT = "  against expectimax, where it started: +63.3 ± 4.0 game by game, p 
 
 @pytest.mark.parametrize("width", [40, 60, 80])
 def test_long_lines_break_between_fields_never_inside_one(width: int) -> None:
-    from yamb.app.cli.lines import fit
+    from yamb_app.cli.lines import fit
 
     for text, fields in ((GEN, ["best 1018.5", "mean 1000.1 ± 3.5", "expectimax 1013.2", "3.4 s", "41.2 s"]),
                          (VERDICT, ["+63.3 ± 4.0", "p = 3.8e-50"])):
@@ -533,7 +533,7 @@ def test_report_lines_fit_an_80_column_terminal() -> None:
 
     from rich.console import Console
 
-    from yamb.app.cli.lines import show
+    from yamb_app.cli.lines import show
 
     screen = io.StringIO()
     show(Console(file=screen, width=80, force_terminal=True, color_system=None), GEN)
@@ -560,7 +560,7 @@ def test_the_verdict_says_a_start_that_is_expectimax_once() -> None:
 
 
 def test_the_time_of_a_run_is_accounted_for() -> None:
-    from yamb.app.cli.evolve import _where_the_time_went
+    from yamb_app.commands.evolve import _where_the_time_went
 
     times = {"start": 100.0, "evolve": 104.0, "compiling": 20.0, "last": 153.0, "end": 158.0}
     text = _where_the_time_went(times, {"final_check": {"seconds": 2.0}, "verdict": {"seconds": 1.0}})
@@ -574,7 +574,7 @@ def test_the_sweep_table_keeps_each_parameter_whole_at_80_columns(tmp_path: Path
     import optuna
     from rich.console import Console
 
-    from yamb.app.cli.sweep import print_best
+    from yamb_app.commands.sweep import print_best
 
     study = optuna.create_study(direction="maximize")
     params = {"algorithm": "es", "es_learning_rate": 0.00189, "es_sigma": 0.0123, "population": 24}

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.programs import COMPILING, error_lines
-from yamb.app.cli import main
+from yamb_app.cli import main
 
 SEED = 20261124
 CASES = 300

@@ -28,12 +28,12 @@ from robo_players.coach.values import ExactCoach, make_coach
 from robo_players.explain import fill_values
 from robo_players.registry import make_player
 from tests.programs import spawn_play
-from yamb.app.cli import main
-from yamb.app.terminal.savefile import write_save
 from yamb.dice import counts_of
 from yamb.engine import GameBatch
 from yamb.game import Game
 from yamb.rules import rules as make_rules
+from yamb_app.cli import main
+from yamb_app.terminal.savefile import write_save
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -12,10 +12,10 @@ from scipy.stats import chisquare
 
 from tests.reference_game import play_against_reference, random_policy
 from yamb import YambError, engine, rules
-from yamb.app.cli import main
 from yamb.dice import dice_tables
 from yamb.engine import GameBatch
 from yamb.layout import layout
+from yamb_app.cli import main
 
 
 @pytest.mark.parametrize(

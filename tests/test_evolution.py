@@ -21,9 +21,9 @@ from robo_players.neural.bots import BOTS_DIR, bot_name
 from robo_players.neural.build import load_player, population_player
 from robo_players.neural.files import load_weights
 from robo_players.simulate import simulate
-from yamb.app.cli import main
 from yamb.engine import GameBatch
 from yamb.errors import YambError
+from yamb_app.cli import main
 
 TINY = dict(population=6, games=3, generations=3, hidden="4", final_games=8, hall_of_fame=2, elite=1)
 

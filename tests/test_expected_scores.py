@@ -15,8 +15,8 @@ from expected_scores.column import column_total
 from expected_scores.exact import row_result
 from expected_scores.tables import FILES, compute, load_distribution, load_table, preset_dice, read, write
 from expected_scores.turn import row_plan
-from yamb.app.cli import main
 from yamb.errors import UnknownPresetError, UnknownRowError, YambError
+from yamb_app.cli import main
 
 # The original project's published single-roll values for the yamb preset.
 PUBLISHED_ONE_ROLL = {

@@ -20,9 +20,9 @@ from robo_players.neural.files import (
 )
 from robo_players.neural.networks import NetSpec
 from robo_players.simulate import simulate
-from yamb.app.cli import main
 from yamb.layout import layout
 from yamb.rules import rules
+from yamb_app.cli import main
 
 GAMES = 12
 

@@ -30,12 +30,12 @@ from robo_players.random_player import RandomPlayer
 from tests.programs import error_lines
 from tests.test_evolution import assert_same, outputs, tiny
 from yamb import atomic
-from yamb.app.cli import main
 from yamb.engine import GameBatch
 from yamb.errors import IllegalMoveError
 from yamb.game import Game
 from yamb.layout import layout
 from yamb.rules import rules
+from yamb_app.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT = ROOT / "robo_players" / "bots" / "yatzy-5d-free.safetensors"

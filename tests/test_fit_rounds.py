@@ -1,5 +1,5 @@
 """A fit stopped between rounds (``yamb fit``, ``fit-afterstates``, ``fit-values``, ``imitate``) keeps the rounds it finished
-(``yamb.app.cli.partial``): the same command goes on from them and writes the file an unbroken run writes."""
+(``yamb_app.cli.partial``): the same command goes on from them and writes the file an unbroken run writes."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import robo_players.neural.afterstate_values as afterstate_values
 import robo_players.neural.demonstrations as demonstrations
 import robo_players.neural.returns as returns
 import robo_players.neural.value_fit as value_fit
-from yamb.app.cli import main
-from yamb.app.cli.partial import partial_path
+from yamb_app.cli import main
+from yamb_app.cli.partial import partial_path
 
 COMMANDS = {  # the command, its output's suffix, and where it records a round (a function ``module.name``)
     "fit": (["fit", "--preset", "yamb", "--games", "30", "--rounds", "2", "--hidden", "8", "--epochs", "1",

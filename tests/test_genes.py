@@ -18,9 +18,9 @@ from robo_players.neural.files import load_weights
 from robo_players.neural.networks import KINDS, NetSpec
 from robo_players.neural.population import genome_size, load_genome
 from tests.test_evolution import resumes_exactly, tiny
-from yamb.app.cli import main
 from yamb.layout import layout
 from yamb.rules import rules
+from yamb_app.cli import main
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -10,7 +10,7 @@ import pytest
 
 from expected_scores.original_layout import write_original
 from expected_scores.tables import DATA_DIR, preset_dice, read
-from yamb.app.cli import main
+from yamb_app.cli import main
 
 ORIGINAL = DATA_DIR / "original"
 

@@ -19,15 +19,15 @@ import yamb
 from robo_players.base import play
 from robo_players.random_player import RandomPlayer
 from tests.programs import spawn_play
-from yamb.app.cli import main
-from yamb.app.moves import decode, fill_scores
-from yamb.app.sheet import computed_rows, sheet_rows
-from yamb.app.terminal.hand import arrange, positions_of
-from yamb.app.terminal.prompts import InputError, match_name, parse_cell, parse_keep
-from yamb.app.terminal.savefile import SaveFileError, read_save
 from yamb.engine import GameBatch
 from yamb.game import Game
 from yamb.layout import layout
+from yamb_app.cli import main
+from yamb_app.moves import decode, fill_scores
+from yamb_app.sheet import computed_rows, sheet_rows
+from yamb_app.terminal.hand import arrange, positions_of
+from yamb_app.terminal.prompts import InputError, match_name, parse_cell, parse_keep
+from yamb_app.terminal.savefile import SaveFileError, read_save
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPTS = ["announce> ", "keep> ", "fill> ", "game over"]

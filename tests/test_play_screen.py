@@ -22,10 +22,10 @@ from rich.console import Console
 import yamb
 from tests.programs import spawn_play
 from tests.reference_game import ROWS, reference_score
-from yamb.app.moves import fill_scores
-from yamb.app.terminal.prompts import match_name
-from yamb.app.terminal.render import Panel, Sheet, screen, short_labels
 from yamb.game import Game
+from yamb_app.moves import fill_scores
+from yamb_app.terminal.prompts import match_name
+from yamb_app.terminal.render import Panel, Sheet, screen, short_labels
 
 ROOT = Path(__file__).resolve().parents[1]
 DICE = re.compile(r"dice((?: \[\d\])+)")

@@ -15,10 +15,10 @@ from robo_players.greedy import GreedyPlayer
 from robo_players.luck import LuckCounter
 from robo_players.random_player import RandomPlayer
 from robo_players.simulate import simulate
-from yamb.app.cli import main
 from yamb.engine import GameBatch
 from yamb.layout import layout
 from yamb.rules import rules
+from yamb_app.cli import main
 
 
 def yamb_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -9,11 +9,11 @@ from robo_players.base import play
 from robo_players.greedy import GreedyPlayer
 from robo_players.montecarlo import MonteCarloPlayer
 from robo_players.simulate import simulate
-from yamb.app.terminal.human import HumanPlayer
 from yamb.engine import GameBatch
 from yamb.errors import YambError
 from yamb.layout import layout
 from yamb.rules import rules
+from yamb_app.terminal.human import HumanPlayer
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ import pytest
 
 from tests.servers import ray_cluster
 from tests.test_backends import assert_same_run
-from yamb.app.cli import main
+from yamb_app.cli import main
 
 pytestmark = pytest.mark.slow  # a two-node Ray cluster, one node killed
 

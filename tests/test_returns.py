@@ -26,10 +26,10 @@ from robo_players.neural.networks import NetSpec
 from robo_players.neural.population import Population
 from robo_players.neural.returns import FitSettings, Returns, fit, improve, lambda_returns, record
 from robo_players.registry import make_player
-from yamb.app.cli import main
 from yamb.engine import GameBatch
 from yamb.layout import layout
 from yamb.rules import N_NUMBER_ROWS, rules
+from yamb_app.cli import main
 
 
 def test_a_fills_base_value_is_the_exact_change_of_its_column() -> None:

@@ -11,7 +11,7 @@ from evolution import run as run_module
 from evolution.run import evolve, start
 from tests.test_evolution import tiny
 from tests.test_faults import TINY_ARGS, one_line_error
-from yamb.app.cli import main
+from yamb_app.cli import main
 
 
 def snapshot(directory: Path) -> dict[str, tuple]:

@@ -243,7 +243,7 @@ def test_a_fit_writes_the_same_weights_computed_as_on_another_machine(tmp_path: 
     """``yamb fit-values`` (play through the forward pass, torch's training with the pinned MKL path and
     loops, ``yamb.blas``) writes the same weights with numpy, OpenBLAS and numba's code generation of
     another machine."""
-    command = ("import sys; from yamb.app.cli import main; sys.exit(main(['fit-values', '--preset', 'yatzy', "
+    command = ("import sys; from yamb_app.cli import main; sys.exit(main(['fit-values', '--preset', 'yatzy', "
                "'--rounds', '2', '--games', '60', '--hidden', '24,16', '--epochs', '2', '--out', sys.argv[1]]))")
     files = []
     for name, settings in (("here", {}), ("there", {k: v for k, v in OTHER_CPU.items() if not k.startswith(("MKL", "ATEN"))})):

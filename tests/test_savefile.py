@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from yamb.app.cli import main
-from yamb.app.terminal.savefile import SaveFileError, read_save, write_save
 from yamb.game import Game
+from yamb_app.cli import main
+from yamb_app.terminal.savefile import SaveFileError, read_save, write_save
 
 
 def saved_game(path: Path) -> tuple[dict, list[dict]]:

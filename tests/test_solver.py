@@ -14,10 +14,10 @@ from expected_scores.ordered_column import row_order
 from expected_scores.solitaire import solve_solitaire
 from expected_scores.solve import solve
 from expected_scores.turn import plan_turn
-from yamb.app.cli import main
 from yamb.engine import GameBatch
 from yamb.errors import UnknownColumnError, YambError
 from yamb.layout import layout
+from yamb_app.cli import main
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -26,11 +26,11 @@ from robo_players.neural.state_values import (
 )
 from robo_players.neural.value_fit import FitSettings, backup, fit_values
 from robo_players.registry import make_player
-from yamb.app.cli import main
 from yamb.engine import GameBatch
 from yamb.errors import YambError
 from yamb.layout import layout
 from yamb.rules import rules
+from yamb_app.cli import main
 
 # Yatzy's endgame with three rows open: two number rows (the bonus still at stake) and chance.
 OPEN = ("fives", "sixes", "chance")

@@ -26,7 +26,7 @@ from evolution.sweep_study import (
     write_settings,
 )
 from robo_players.neural.population import genome_size
-from yamb.app.cli import main
+from yamb_app.cli import main
 
 TINY = SearchSpace(base="direct", population=(4, 6), games=(4, 6), generations=(2, 3),
                    ga_hidden=("2", "4"), cma_hidden=("1", "2"), final_games=30, settings={"game": "yatzy"})

@@ -75,7 +75,7 @@ def test_two_retries_of_one_trial_run_once_and_pruned_trials_have_no_value(tmp_p
 def test_a_postgresql_url_without_psycopg_names_the_extra(tmp_path: Path, monkeypatch, capsys) -> None:
     import sys
 
-    from yamb.app.cli import main
+    from yamb_app.cli import main
 
     monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg raises ImportError
     url = "postgresql+psycopg://user:secret@127.0.0.1:1/sweeps"

@@ -6,10 +6,10 @@ import pytest
 
 from robo_players import registry
 from robo_players.registry import PLAYERS, make_player, players_for
-from yamb.app.seats import bot_names
 from yamb.errors import YambError
 from yamb.layout import Layout, layout
 from yamb.rules import rules
+from yamb_app.seats import bot_names
 
 # (preset, dice, joker, columns, players). Slow: the search players with exact columns solve a Yamb or
 # Jamb6 column on first use (minutes without the cache).

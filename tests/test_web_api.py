@@ -14,9 +14,9 @@ from fastapi.testclient import TestClient
 
 from scripts.web_helpers import make_run
 from tests.reference_game import reference_column_total
-from yamb.app.web import Settings, create_app
 from yamb.game import Game
 from yamb.rules import rules
+from yamb_app.web import Settings, create_app
 
 
 @pytest.fixture

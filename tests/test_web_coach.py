@@ -10,9 +10,9 @@ from fastapi.testclient import TestClient
 
 from robo_players.coach.outcomes import keep_outcomes
 from robo_players.coach.review import review_game
-from yamb.app.web import Settings, create_app
 from yamb.game import Game
 from yamb.rules import rules
+from yamb_app.web import Settings, create_app
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -17,9 +17,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from scripts.web_helpers import make_run, serving
-from yamb.app.web import Settings, create_app
-from yamb.app.web.store import GameStore, NotAGamesDatabase
 from yamb.game import Game
+from yamb_app.web import Settings, create_app
+from yamb_app.web.store import GameStore, NotAGamesDatabase
 
 PERSON_AND_BOT = [{"name": "You"}, {"name": "g", "bot": "greedy"}]
 

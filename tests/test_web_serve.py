@@ -148,8 +148,8 @@ def test_a_damaged_database_is_named_at_start_up(tmp_path):
 
     from fastapi.testclient import TestClient
 
-    from yamb.app.web import Settings, create_app
-    from yamb.app.web.store import GameStore, NotAGamesDatabase
+    from yamb_app.web import Settings, create_app
+    from yamb_app.web.store import GameStore, NotAGamesDatabase
 
     whole = tmp_path / "whole.sqlite3"
     with TestClient(create_app(Settings(db=whole))) as client:
@@ -180,7 +180,7 @@ def test_a_damaged_database_is_named_at_start_up(tmp_path):
 def test_the_socket_is_tcp_so_answers_are_not_delayed():
     """The listening socket names its protocol: asyncio sets TCP_NODELAY only on a socket whose protocol is
     TCP, and without it each answer waited for the client's delayed ACK (~40 ms a request)."""
-    from yamb.app.cli.serve import bind
+    from yamb_app.commands.serve import bind
 
     sock = bind("127.0.0.1", 0)
     try:

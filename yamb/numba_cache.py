@@ -5,7 +5,7 @@ that calls an edited function of another module would run its stale compiled
 code. Here the cache folder is named after a hash of every source file of the
 packages that hold compiled code or the tables it reads: any edit to them
 (or an upgrade) starts a fresh folder and nothing stale is ever loaded. The
-applications (``yamb.app``: the CLI, the terminal game, the web app) and
+applications (``yamb_app``: the CLI, the terminal game, the web app) and
 ``evolution`` hold none, so editing them recompiles nothing (a test keeps them
 free of compiled code). Folders unused for a week are removed. A ``NUMBA_CACHE_DIR`` set by
 the user is left alone.
@@ -21,20 +21,15 @@ import time
 from pathlib import Path
 
 PACKAGES = ("yamb", "expected_scores", "robo_players")
-APPLICATIONS = ("yamb/app",)  # inside PACKAGES, without compiled code
 KEEP_SECONDS = 7 * 24 * 3600
 
 
 def source_digest(root: Path) -> str:
-    """A short hash of the names and contents of every ``.py`` file of the packages under ``root``,
-    the applications' folders left out."""
+    """A short hash of the names and contents of every ``.py`` file of the packages under ``root``."""
     digest = hashlib.blake2b(digest_size=8)
     for package in PACKAGES:
         for path in sorted((root / package).rglob("*.py")):
-            name = path.relative_to(root).as_posix()
-            if name.startswith(tuple(f"{app}/" for app in APPLICATIONS)):
-                continue
-            digest.update(name.encode())
+            digest.update(path.relative_to(root).as_posix().encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()
 

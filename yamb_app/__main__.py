@@ -1,0 +1,7 @@
+"""``python -m yamb_app`` runs the ``yamb`` command-line program."""
+
+import sys
+
+from yamb_app.cli import main
+
+sys.exit(main())
