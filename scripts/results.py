@@ -1,4 +1,4 @@
-"""The numbers and plots of docs/results.md: every player on every preset, and the evolution curves.
+"""The numbers and plots of the lab's results page (docs/lab/results.md): every player on every preset, and the evolution curves.
 
     python -m scripts.results                                  # all presets, 10,000 games, seed 12345
     python -m scripts.results --presets yahtzee --games 2000   # a quick look
@@ -6,9 +6,10 @@
 
 Each preset's players play the same ``--games`` games (common random numbers,
 ``yamb compare``'s machinery); the report is written to
-``docs/results/<preset>.json`` and printed as a Markdown table. The evolution
+``lab/results/<preset>.json`` and printed as a Markdown table. The evolution
 curve of a preset is drawn from the logbook of the run that made the shipped
-bot (``RUNS``, under ``runs/``) when that directory exists.
+bot (``RUNS``, under ``runs/``) when that directory exists, into
+``docs/lab/figures/evolution-<preset>.png`` (a figure of the pages).
 """
 
 from __future__ import annotations
@@ -86,15 +87,17 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--runs", type=Path, default=Path("runs"), help="where the run directories of RUNS are")
-    parser.add_argument("--out", type=Path, default=Path("docs/results"))
+    parser.add_argument("--out", type=Path, default=Path("lab/results"), help="where the JSON reports go")
+    parser.add_argument("--figures", type=Path, default=Path("docs/lab/figures"), help="where the curves go")
     parser.add_argument("--curves-only", action="store_true")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    args.figures.mkdir(parents=True, exist_ok=True)
     for preset in args.presets:
         logbook = args.runs / RUNS[preset] / "logbook.csv"
         frame = pd.read_csv(logbook) if logbook.is_file() else None
         if frame is not None and "expectimax" in frame.columns:  # older logbooks lack it
-            plot_curve(preset, frame, args.out / f"evolution-{preset}.png")
+            plot_curve(preset, frame, args.figures / f"evolution-{preset}.png")
         if not args.curves_only:
             measured = measure(preset, args.games, args.seed, args.out)
             diff = measured["best_minus_expectimax"]

@@ -1,4 +1,4 @@
-"""The screenshots of docs/web.md, taken in headless Chromium from a real ``yamb serve``.
+"""The screenshots of the docs (docs/assets/web/), taken in headless Chromium from a real ``yamb serve``.
 
 A yamb game against the shipped bot is played to its ninth turn through the
 API (the person following the bot's hints), then shown in the page at the
@@ -9,7 +9,7 @@ page shows the runs under ``--runs`` (default: a made-up demo run,
 first turn (writes the first roll in ``yatzy``) and then follows the hints is
 reviewed at 1280x800, 1920x1080 and a 390 px phone.
 
-    python -m scripts.web_screenshots --runs runs --out docs/web
+    python -m scripts.web_screenshots --runs runs --out docs/assets/web
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def blunder_then_hints(server, seed: int) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=Path, default=None, help="runs directory to show (default: a demo run)")
-    parser.add_argument("--out", type=Path, default=Path("docs/web"), help="where the PNG files go")
+    parser.add_argument("--out", type=Path, default=Path("docs/assets/web"), help="where the PNG files go")
     parser.add_argument("--seed", type=int, default=2026, help="dice seed of the games shown")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)

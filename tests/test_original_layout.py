@@ -1,4 +1,5 @@
-"""Expected scores in the original Yamb project's layout (``expected_scores/original/``)."""
+"""Expected scores in the original Yamb project's layout (``lab/expected_scores/original/``, lab data: the
+program reads none of these files, ``yamb expected-scores --layout original`` writes them)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ import pandas as pd
 import pytest
 
 from expected_scores.original_layout import write_original
-from expected_scores.tables import DATA_DIR, preset_dice, read
+from expected_scores.tables import preset_dice, read
 from yamb_app.cli import main
 
-ORIGINAL = DATA_DIR / "original"
+# the repository's lab/ folder (the nearest one above this file)
+LAB = next(p / "lab" for p in Path(__file__).resolve().parents if (p / "lab" / "expected_scores").is_dir())
+ORIGINAL = LAB / "expected_scores" / "original"
 
 
 def fractions(path: Path, **options: str) -> dict[str, Fraction]:
