@@ -29,7 +29,7 @@ the averages of the previous generation's games afterwards; with
 ``open_cells`` fixed, by generation 0's throughout.
 
 Fitness is the mean score on the generation's dice (with ``luck``, the mean
-of the scores less their luck: ``robo_players.luck``); the hall of fame, which
+of the scores less their luck: ``robo_players.measure.luck``); the hall of fame, which
 compares individuals of different generations (different dice), ranks them by
 their advantage over expectimax on their own generation's dice.
 """
@@ -56,7 +56,7 @@ from evolution.evaluate import (
 from evolution.individual import Individual
 from evolution.operators import cx_blend, cx_sbx, mut_gaussian
 from evolution.state import RunState
-from robo_players.compare import paired_difference
+from robo_players.measure.compare import paired_difference
 from robo_players.neural.population import genome_size
 
 Map = Callable[[Callable, Iterable], Iterable]

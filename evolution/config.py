@@ -16,9 +16,9 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 from evolution.genes import GENES
-from robo_players.cell_values import BONUS_MODELS
-from robo_players.column_exact import EXACT_KINDS
 from robo_players.neural.networks import KINDS
+from robo_players.search.cell_values import BONUS_MODELS
+from robo_players.search.column_exact import EXACT_KINDS
 from yamb.checks import MAX_SEED, ascii_integer
 from yamb.errors import YambError, shown
 
@@ -59,10 +59,10 @@ class EvolveConfig:
     # the player
     player: str = "direct"
     hidden: list[int] = field(default_factory=lambda: [32])
-    played: float = 0.0  # guided: blend of any-order columns' row expectations with play (robo_players.row_means)
+    played: float = 0.0  # guided: blend of any-order columns' row expectations with play (robo_players.search.row_means)
     bonus: str = "normal"  # guided: the numbers bonus's chance from a normal approximation, or "exact"
     exact: list[str] = field(default_factory=list)  # guided: column kinds valued by exact single-column values
-    lookahead: int = 1  # guided: turns planned at play time (1: one; 2, 3: robo_players.lookahead), in evolution too
+    lookahead: int = 1  # guided: turns planned at play time (1: one; 2, 3: robo_players.search.lookahead), in evolution too
     init: str = ""  # start from this weights file's genome and cell values ("best": the shipped bot); "" fresh
     from_init: list[str] = field(default_factory=list)  # settings of INIT_SETTINGS taken from the init file
     open_cells: str = "played"  # what the network reads for open cells: the last generation's averages, or the start's
@@ -94,7 +94,7 @@ class EvolveConfig:
     games_max: int = 0  # games per member may grow to this while noise dominates (0: games, no growth)
     accept_games: int = 0  # games of the challenger against the incumbent each generation (0: off)
     accept_p: float = 0.01  # the challenger replaces the incumbent when better with p below this
-    luck: str = ""  # select on the scores less each roll's luck as this search player values it (robo_players/luck.py)
+    luck: str = ""  # select on the scores less each roll's luck as this search player values it (robo_players/measure/luck.py)
     # the hall of fame and the final check of the best player
     hall_of_fame: int = 5
     final_games: int = 2000

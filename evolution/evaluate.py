@@ -7,7 +7,7 @@ is in, nor on the number of worker processes. ``toolbox.map`` runs the tasks:
 in the process, in a process pool (``--workers``) or on Ray actors
 (``--backend ray``); see ``evolution/backends.py``.
 
-With ``luck`` (a search player's name, ``robo_players.luck``) each game's luck
+With ``luck`` (a search player's name, ``robo_players.measure.luck``) each game's luck
 is counted as well: the loops select on the scores less their luck, which
 have the same expectation and a fraction of the noise.
 """
@@ -20,13 +20,14 @@ from functools import cache
 import numpy as np
 
 from robo_players.base import play, play_by_turns
-from robo_players.expectimax import ExpectimaxPlayer
-from robo_players.lookahead import LookaheadPlayer
-from robo_players.luck import LuckCounter, luck_reference
+from robo_players.measure.luck import LuckCounter, luck_reference
+from robo_players.measure.simulate import simulate
 from robo_players.neural.build import population_player
 from robo_players.neural.guided import SearchGuidedPlayer
 from robo_players.neural.networks import NetSpec
-from robo_players.simulate import simulate
+from robo_players.search.expectimax import ExpectimaxPlayer
+from robo_players.search.lookahead import LookaheadPlayer
+from robo_players.threads import use_threads
 from yamb.engine import GameBatch
 from yamb.errors import IllegalMoveError
 
@@ -42,7 +43,7 @@ def dice_seed(seed: int, purpose: int, index: int) -> int:
 @dataclass(frozen=True)
 class Task:
     """Members of a population to play: genomes (p, D), cell values (p, CR), each on ``games`` games,
-    planning ``turns`` turns at a time (2 or more: ``robo_players.lookahead``)."""
+    planning ``turns`` turns at a time (2 or more: ``robo_players.search.lookahead``)."""
 
     spec: NetSpec
     genomes: np.ndarray
@@ -115,8 +116,4 @@ def reference_scores(spec: NetSpec, games: int, seed: int, luck: str = "") -> np
 
 def init_worker(threads: int) -> None:
     """Limit a worker process (or this one) to ``threads`` torch and numba threads."""
-    import numba
-    import torch
-
-    torch.set_num_threads(threads)
-    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    use_threads(threads)

@@ -23,9 +23,9 @@ from evolution.algorithms import play, strategy_mean
 from evolution.evaluate import FINAL, dice_seed, reference_scores
 from evolution.individual import Individual
 from evolution.state import RunState
-from robo_players.compare import paired_difference
+from robo_players.measure.compare import paired_difference
+from robo_players.measure.simulate import summary
 from robo_players.neural.files import NeuralWeights, save_weights, write_atomically, write_npz
-from robo_players.simulate import summary
 
 LOGBOOK_FILE = "logbook.csv"
 BEST_FILE = "best.pt"

@@ -31,11 +31,11 @@ from evolution.genes import SubspaceStrategy, gene_index
 from evolution.individual import Individual
 from evolution.openai_es import OpenAIES
 from evolution.sep_cma import SepCMAStrategy
-from robo_players.cell_values import cell_model
 from robo_players.neural.bots import BOTS_DIR, bot_name
 from robo_players.neural.files import NeuralWeights, WeightsFileError, load_weights, write_atomically
 from robo_players.neural.networks import NetSpec
 from robo_players.neural.population import genome_size
+from robo_players.search.cell_values import cell_model
 from yamb.errors import YambError
 from yamb.layout import layout
 from yamb.rules import rules

@@ -5,7 +5,7 @@ player the run started from (generation 0's CMA-ES mean or first GA
 individual, or the ``init`` file's player) and ``expectimax`` play the same
 fresh games: a dice seed used neither by a generation nor by the final check
 (which selected the best and so flatters it). The differences are paired
-game by game (``robo_players.compare.paired_difference``: mean, standard
+game by game (``robo_players.measure.compare.paired_difference``: mean, standard
 error, paired t-test p-value).
 """
 
@@ -22,9 +22,9 @@ from evolution.config import EvolveConfig
 from evolution.evaluate import FINAL, Task, dice_seed, reference_played
 from evolution.individual import Individual
 from evolution.state import RunState, expected_cell_values, init_weights, starting_point
-from robo_players.compare import paired_difference
-from robo_players.lookahead import SUFFIX
-from robo_players.simulate import summary
+from robo_players.measure.compare import paired_difference
+from robo_players.measure.simulate import summary
+from robo_players.search.lookahead import SUFFIX
 
 VERDICT_CHECK = 1  # index of the verdict's dice under the final-check purpose (the final check is 0)
 SIGNIFICANCE = 0.05
@@ -79,7 +79,7 @@ def describe_start(state: RunState) -> str:
 
 
 def lookahead_suffix(turns: int) -> str:
-    """What a player name takes to plan ``turns`` turns (``robo_players.lookahead``): none for one."""
+    """What a player name takes to plan ``turns`` turns (``robo_players.search.lookahead``): none for one."""
     return "" if turns == 1 else SUFFIX if turns == 2 else f"{SUFFIX}{turns}"
 
 

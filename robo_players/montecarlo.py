@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from robo_players.base import Player
-from robo_players.cell_values import cell_model
+from robo_players.search.cell_values import cell_model
 from robo_players.smart import SmartPlayer
 from yamb.engine import GameBatch
 from yamb.errors import YambError

@@ -5,17 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from robo_players.base import Player
-from robo_players.column_exact import ColumnExactPlayer, column_played, columns_exact, columns_played
-from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.greedy import GreedyPlayer
-from robo_players.lookahead import SUFFIX, lookahead_player, split_name
 from robo_players.montecarlo import MonteCarloPlayer
 from robo_players.neural.bots import direct_bot_file, load_bot, load_direct_bot
 from robo_players.neural.build import is_weights_file, load_player
-from robo_players.neural.state_values import is_values_file, load_values_bot, load_values_player, values_bot_file
+from robo_players.neural.state_values import load_values_bot, load_values_player, values_bot_file
+from robo_players.neural.value_nets import is_values_file
 from robo_players.optimal import check_table, optimal_player
 from robo_players.random_player import RandomPlayer
-from robo_players.row_means import exact_expectimax, played_expectimax
+from robo_players.search.column_exact import ColumnExactPlayer, column_played, columns_exact, columns_played
+from robo_players.search.expectimax import ExpectimaxPlayer
+from robo_players.search.lookahead import SUFFIX, lookahead_player, split_name
+from robo_players.search.row_means import exact_expectimax, played_expectimax
 from robo_players.smart import SmartPlayer
 from yamb.errors import YambError
 from yamb.layout import Layout
@@ -66,7 +67,7 @@ def make_player(name: str, layout: Layout) -> Player:
     ``name`` (``.pt``, ``.safetensors``, ``.onnx``, ``.npz``), or the player of the values file ``name``
     (``robo_players.neural.state_values``), or a precise error. A name ending
     in ``+lookahead`` is that player with two turns of look-ahead, ``+lookaheadN`` with N turns
-    (``robo_players.lookahead``)."""
+    (``robo_players.search.lookahead``)."""
     ahead = split_name(name)
     if ahead is not None:
         return lookahead_player(make_player(ahead[0], layout), layout, ahead[1], ahead[2])

@@ -24,7 +24,7 @@ from numba import njit, prange
 
 from expected_scores.turn import STOP
 from robo_players.heuristics import ONE, best_announce, draw_counts, keep_of, keep_or_fill, later_rows, row_tables
-from robo_players.row_plans import row_plans
+from robo_players.search.row_plans import row_plans
 from yamb.engine import GameBatch, threads_for
 from yamb.kernels import decide, fill_score
 from yamb.rules import N_NUMBER_ROWS, Rules

@@ -18,8 +18,8 @@ import time
 
 import numpy as np
 
+from robo_players.measure.simulate import simulate
 from robo_players.registry import make_player
-from robo_players.simulate import simulate
 from yamb.engine import GameBatch
 from yamb.layout import layout
 from yamb.rules import rules

@@ -17,8 +17,8 @@ import json
 import os
 import time
 
+from robo_players.measure.simulate import simulate
 from robo_players.registry import make_player
-from robo_players.simulate import simulate
 from yamb.engine import PARALLEL_GAMES
 from yamb.layout import layout
 from yamb.rules import rules

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 import yamb  # noqa: F401 - registers Yamb-v0
-from robo_players.cell_values import expected_cell_scores
+from robo_players.search.cell_values import expected_cell_scores
 
 EVAL_SEED = 10**9  # evaluation games' seeds start here, far from training's
 

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from evolution.report import new_axes, save_plot
-from robo_players.compare import play_games, report
+from robo_players.measure.compare import play_games, report
 from robo_players.registry import make_player
 from yamb.layout import layout
 from yamb.rules import rules

@@ -6,20 +6,15 @@ import numpy as np
 import pytest
 
 from robo_players.base import play
-from robo_players.compare import paired_difference, play_games
-from robo_players.lookahead import LookaheadPlayer
-from robo_players.luck import luck_reference
-from robo_players.neural.afterstate_values import afterstate_lambda_targets, afterstate_targets
-from robo_players.neural.returns import (
-    Returns,
-    base_search,
-    feature_cell_values,
-    record,
-    solved_kinds,
-)
+from robo_players.measure.compare import paired_difference, play_games
+from robo_players.measure.luck import luck_reference
+from robo_players.measure.simulate import simulate
+from robo_players.neural.guided import base_search, feature_cell_values, solved_kinds
 from robo_players.registry import make_player
-from robo_players.row_means import DEFAULT_PLAYED
-from robo_players.simulate import simulate
+from robo_players.search.lookahead import LookaheadPlayer
+from robo_players.search.row_means import DEFAULT_PLAYED
+from robo_players.training.afterstates import afterstate_lambda_targets, afterstate_targets
+from robo_players.training.returns import Returns, record
 from yamb.engine import GameBatch
 from yamb.errors import YambError
 from yamb.layout import layout

@@ -92,16 +92,16 @@ def test_simulate_s_games_per_second_leave_out_numba_s_compiling(capsys: pytest.
 
     from numba.core.event import trigger_event
 
-    import robo_players.simulate
+    import robo_players.measure.simulate
 
-    play = robo_players.simulate.simulate
+    play = robo_players.measure.simulate.simulate
 
     def compile_then_play(*args, **kwargs):
         with trigger_event("numba:compile"):  # as numba says it compiles, for a second
             time.sleep(1.0)
         return play(*args, **kwargs)
 
-    monkeypatch.setattr(robo_players.simulate, "simulate", compile_then_play)
+    monkeypatch.setattr(robo_players.measure.simulate, "simulate", compile_then_play)
     assert main(["simulate", "--preset", "yatzy", "--games", "20", "--json"]) == 0
     stats = json.loads(capsys.readouterr().out)
     assert stats["compile_seconds"] >= 1.0 > stats["seconds"]

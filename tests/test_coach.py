@@ -25,8 +25,8 @@ from robo_players.coach.outcomes import NONE, keep_outcomes, pattern_rows
 from robo_players.coach.review import classify, judge, review_game
 from robo_players.coach.search_values import estimates
 from robo_players.coach.values import ExactCoach, make_coach
-from robo_players.explain import fill_values
 from robo_players.registry import make_player
+from robo_players.search.explain import fill_values
 from tests.programs import spawn_play
 from yamb.dice import counts_of
 from yamb.engine import GameBatch

@@ -10,8 +10,10 @@ from expected_scores.free_column import FreeColumnSolution, free_column_model, s
 from expected_scores.ordered_column import row_order, solve_column
 from expected_scores.turn import plan_turn, row_plan
 from robo_players.base import play
-from robo_players.cell_values import column_values
-from robo_players.column_exact import (
+from robo_players.neural.build import population_player
+from robo_players.neural.networks import NetSpec
+from robo_players.search.cell_values import column_values
+from robo_players.search.column_exact import (
     EXACT_KINDS,
     PLAY_KINDS,
     ColumnExactPlayer,
@@ -19,9 +21,7 @@ from robo_players.column_exact import (
     _adjust_ordered,
     exactly_solved,
 )
-from robo_players.expectimax import ExpectimaxPlayer
-from robo_players.neural.build import population_player
-from robo_players.neural.networks import NetSpec
+from robo_players.search.expectimax import ExpectimaxPlayer
 from tests.test_players import TABLES, table_id
 from yamb.engine import GameBatch
 from yamb.errors import YambError

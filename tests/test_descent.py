@@ -1,10 +1,10 @@
-"""The minibatch loop every fit runs (``robo_players.neural.descent``)."""
+"""The minibatch loop every fit runs (``robo_players.training.descent``)."""
 
 import numpy as np
 import pytest
 import torch
 
-from robo_players.neural.descent import descend
+from robo_players.training.descent import descend
 from yamb.errors import YambError
 
 X = torch.arange(10, dtype=torch.float32)

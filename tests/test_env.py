@@ -11,7 +11,7 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
 from expected_scores.tables import load_table
-from robo_players.cell_values import expected_cell_scores
+from robo_players.search.cell_values import expected_cell_scores
 from yamb import multiagent
 from yamb.env import YambEnv, longest_game
 from yamb.errors import IllegalMoveError, UnknownPresetError, YambError

@@ -15,12 +15,12 @@ from evolution.individual import Individual
 from evolution.run import default_run_dir, evolve, resume, run_lock, start
 from evolution.state import CHECKPOINT, CheckpointError, load_checkpoint, new_state, save_checkpoint
 from robo_players.base import play as play_games
-from robo_players.expectimax import ExpectimaxPlayer
-from robo_players.luck import LuckCounter
+from robo_players.measure.luck import LuckCounter
+from robo_players.measure.simulate import simulate
 from robo_players.neural.bots import BOTS_DIR, bot_name
 from robo_players.neural.build import load_player, population_player
 from robo_players.neural.files import load_weights
-from robo_players.simulate import simulate
+from robo_players.search.expectimax import ExpectimaxPlayer
 from yamb.engine import GameBatch
 from yamb.errors import YambError
 from yamb_app.cli import main

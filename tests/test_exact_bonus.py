@@ -10,12 +10,12 @@ import pytest
 
 from evolution.config import ConfigError, EvolveConfig
 from robo_players.base import play
-from robo_players.cell_values import LEVELS, cell_model, column_values, exact_reach
 from robo_players.neural.build import load_player, population_player
 from robo_players.neural.files import NeuralWeights, save_weights
 from robo_players.neural.networks import NetSpec
 from robo_players.registry import make_player
-from robo_players.row_means import blended_bonus_levels, seen_play
+from robo_players.search.cell_values import LEVELS, cell_model, column_values, exact_reach
+from robo_players.search.row_means import blended_bonus_levels, seen_play
 from yamb.engine import GameBatch
 from yamb.errors import YambError
 from yamb.layout import layout

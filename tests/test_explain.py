@@ -1,4 +1,4 @@
-"""A search player's cell values (``robo_players.explain``) are the ones it chooses by.
+"""A search player's cell values (``robo_players.search.explain``) are the ones it chooses by.
 
 After the last roll of a turn with nothing announced, expectimax and the
 players built on its search fill the legal cell worth the most: the cell whose
@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from robo_players.explain import open_cell_values
 from robo_players.registry import make_player
+from robo_players.search.explain import open_cell_values
 from yamb.game import Game
 
 

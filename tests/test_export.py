@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from robo_players.measure.simulate import simulate
 from robo_players.neural.bots import BOTS_DIR, bot_name, load_bot, shipped_bots
 from robo_players.neural.build import load_player, population_player
 from robo_players.neural.files import (
@@ -19,7 +20,6 @@ from robo_players.neural.files import (
     save_weights,
 )
 from robo_players.neural.networks import NetSpec
-from robo_players.simulate import simulate
 from yamb.layout import layout
 from yamb.rules import rules
 from yamb_app.cli import main

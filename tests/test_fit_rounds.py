@@ -8,18 +8,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import robo_players.neural.afterstate_values as afterstate_values
-import robo_players.neural.demonstrations as demonstrations
-import robo_players.neural.returns as returns
-import robo_players.neural.value_fit as value_fit
+import robo_players.training.afterstates as afterstates
+import robo_players.training.demonstrations as demonstrations
+import robo_players.training.returns as returns
+import robo_players.training.value_fit as value_fit
+from robo_players.training.kept_rounds import partial_path
 from yamb_app.cli import main
-from yamb_app.cli.partial import partial_path
 
 COMMANDS = {  # the command, its output's suffix, and where it records a round (a function ``module.name``)
     "fit": (["fit", "--preset", "yamb", "--games", "30", "--rounds", "2", "--hidden", "8", "--epochs", "1",
              "--check-games", "10", "--threads", "1"], ".safetensors", (returns, "record_round")),
     "fit-afterstates": (["fit-afterstates", "--preset", "yamb", "--games", "30", "--rounds", "2", "--hidden", "8",
-                         "--epochs", "1", "--check-games", "10"], ".npz", (afterstate_values, "record_round")),
+                         "--epochs", "1", "--check-games", "10"], ".npz", (afterstates, "record_round")),
     "imitate": (["imitate", "--preset", "yatzy", "--teacher", "expectimax", "--games", "20", "--dagger", "1",
                  "--hidden", "8", "--epochs", "1", "--cell-games", "10", "--check-games", "10"], ".safetensors",
                 (demonstrations, "record")),

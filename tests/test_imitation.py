@@ -12,14 +12,14 @@ import pytest
 import torch
 
 from robo_players.base import play
+from robo_players.measure.simulate import simulate
 from robo_players.neural.build import neural_player
-from robo_players.neural.demonstrations import Demonstrations, engine_action, keep_candidates, record
 from robo_players.neural.direct import DirectPolicyPlayer
-from robo_players.neural.imitation import ImitationLoss, TrainSettings, imitate, train
 from robo_players.neural.networks import NetSpec
 from robo_players.neural.population import Population
 from robo_players.registry import make_player
-from robo_players.simulate import simulate
+from robo_players.training.demonstrations import Demonstrations, engine_action, keep_candidates, record
+from robo_players.training.imitation import ImitationLoss, TrainSettings, imitate, train
 from yamb.engine import GameBatch
 from yamb.layout import layout
 from yamb.rules import rules
@@ -175,8 +175,8 @@ def test_training_lowers_the_loss_on_a_hand_made_case_and_repeats_for_a_seed():
     genome, history = train(spec, demos, settings, progress=lambda r: history_losses.append(r.train_loss))
     first, last = history[0].train_loss, history[-1].train_loss
     assert last < 0.1 * first
-    from robo_players.neural.imitation import evaluate
     from robo_players.neural.population import load_genome
+    from robo_players.training.imitation import evaluate
 
     _, top_accuracy, keep_accuracy = evaluate(load_genome(spec.build(), genome), ImitationLoss(spec), demos,
                                               np.arange(len(demos)))
@@ -187,7 +187,7 @@ def test_training_lowers_the_loss_on_a_hand_made_case_and_repeats_for_a_seed():
 
 
 def test_validation_split_keeps_whole_games_and_is_stable_as_games_are_added():
-    from robo_players.neural.imitation import split_games
+    from robo_players.training.imitation import split_games
 
     spec = NetSpec.for_layout("direct", TABLES["yatzy"], (4,))
     demos = _hand_made(spec)
@@ -269,7 +269,7 @@ def test_cli_writes_a_file_that_compare_and_evolve_accept(tmp_path):
     np.testing.assert_array_equal(state.population[0], weights.genome.astype(np.float64))
     np.testing.assert_array_equal(state.cell_values, weights.cell_values.astype(np.float64))
     # the file's recorded fitness is the mean of its check games, replayed here
-    from robo_players.neural.imitation import CHECK, derived_seed
+    from robo_players.training.imitation import CHECK, derived_seed
 
     lay = layout(rules("yatzy"), None)
     check = simulate(lay, make_player(str(out), lay), 20, seed=derived_seed(4, CHECK))

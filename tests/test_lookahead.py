@@ -8,16 +8,16 @@ import pytest
 
 from evolution.state import expected_cell_values
 from robo_players.base import play
-from robo_players.cell_values import column_values
-from robo_players.column_exact import EXACT_KINDS, ColumnExactPlayer
-from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.greedy import GreedyPlayer
-from robo_players.lookahead import LookaheadPlayer, NextTables
 from robo_players.neural.build import population_player
 from robo_players.neural.guided import SearchGuidedPlayer
 from robo_players.neural.networks import NetSpec
 from robo_players.registry import make_player
+from robo_players.search.cell_values import column_values
+from robo_players.search.column_exact import EXACT_KINDS, ColumnExactPlayer
 from robo_players.search.correction import correct
+from robo_players.search.expectimax import ExpectimaxPlayer
+from robo_players.search.lookahead import LookaheadPlayer, NextTables
 from robo_players.search.next_turn import next_tables
 from robo_players.search.values import fill_value
 from tests.test_column_exact import stand_ins

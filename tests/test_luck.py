@@ -1,4 +1,4 @@
-"""The luck of the dice (robo_players/luck.py): zero mean over every roll, checked by brute force."""
+"""The luck of the dice (robo_players/measure/luck.py): zero mean over every roll, checked by brute force."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from robo_players.base import play
-from robo_players.luck import FRESH, LuckCounter, luck_of
+from robo_players.measure.luck import FRESH, LuckCounter, luck_of
 from robo_players.registry import make_player
 from yamb.engine import GameBatch
 from yamb.errors import YambError

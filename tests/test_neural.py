@@ -8,11 +8,11 @@ import torch
 from torch.func import stack_module_state
 
 from robo_players.base import play, play_by_turns
-from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.neural.build import population_player
 from robo_players.neural.features import encode, score_scale, table_size
 from robo_players.neural.networks import NetSpec
 from robo_players.neural.population import Population, genome_of, genome_size, load_genome, stacked_parameters
+from robo_players.search.expectimax import ExpectimaxPlayer
 from yamb.engine import GameBatch
 from yamb.layout import layout
 from yamb.rules import rules

@@ -8,9 +8,9 @@ import pytest
 from robo_players.base import play
 from robo_players.greedy import GreedyPlayer
 from robo_players.heuristics import row_tables
+from robo_players.measure.simulate import simulate
 from robo_players.random_player import RandomPlayer
 from robo_players.registry import make_player
-from robo_players.simulate import simulate
 from yamb.engine import GameBatch
 from yamb.errors import YambError
 from yamb.kernels import fill_score

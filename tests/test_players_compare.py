@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from robo_players.base import play
-from robo_players.compare import mann_whitney_p, paired_difference, play_games, report, row_names, win_rate
-from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.greedy import GreedyPlayer
-from robo_players.luck import LuckCounter
+from robo_players.measure.compare import mann_whitney_p, paired_difference, play_games, report, row_names, win_rate
+from robo_players.measure.luck import LuckCounter
+from robo_players.measure.simulate import simulate
 from robo_players.random_player import RandomPlayer
-from robo_players.simulate import simulate
+from robo_players.search.expectimax import ExpectimaxPlayer
 from yamb.engine import GameBatch
 from yamb.layout import layout
 from yamb.rules import rules
@@ -125,3 +125,18 @@ def test_compare_with_luck_adds_adjusted_scores_that_are_the_scores_less_each_ga
                                "--luck", "expectimax")
     assert code == 0
     assert "luck-adjusted" in stdout
+
+
+def test_the_exported_compare_plays_each_player_on_the_same_dice_as_simulate() -> None:
+    """``robo_players.compare`` (what ``yamb compare --json`` reports) against each player simulated
+    alone on the same seed: the same means, and the paired difference of those scores."""
+    import robo_players
+
+    lay = layout(rules("yatzy"))
+    report = robo_players.compare(lay, ["greedy", "smart"], 60, seed=8)
+    alone = {name: robo_players.simulate(lay, robo_players.make_player(name, lay), 60, seed=8)
+             for name in ("greedy", "smart")}
+    assert report["smart"]["mean"] == pytest.approx(alone["smart"].mean())
+    assert report["greedy"]["mean"] == pytest.approx(alone["greedy"].mean())
+    diff = alone["smart"] - alone["greedy"]
+    assert report["smart"]["difference"]["greedy"]["mean"] == pytest.approx(diff.mean())

@@ -9,11 +9,11 @@ from itertools import product
 import numpy as np
 import pytest
 
-from robo_players.cell_values import NORMAL_BONUS, cell_model, column_values
-from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.greedy import GreedyPlayer
+from robo_players.measure.simulate import simulate
+from robo_players.search.cell_values import NORMAL_BONUS, cell_model, column_values
+from robo_players.search.expectimax import ExpectimaxPlayer
 from robo_players.search.values import fill_value
-from robo_players.simulate import simulate
 from yamb.engine import GameBatch
 from yamb.layout import Layout, layout
 from yamb.rules import N_NUMBER_ROWS, rules

@@ -7,8 +7,8 @@ import pytest
 
 from robo_players.base import play
 from robo_players.greedy import GreedyPlayer
+from robo_players.measure.simulate import simulate
 from robo_players.montecarlo import MonteCarloPlayer
-from robo_players.simulate import simulate
 from yamb.engine import GameBatch
 from yamb.errors import YambError
 from yamb.layout import layout

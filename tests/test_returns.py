@@ -1,4 +1,4 @@
-"""Fitting a guided network to the returns of play (``robo_players.neural.returns``, ``yamb fit``).
+"""Fitting a guided network to the returns of play (``robo_players.training.returns``, ``yamb fit``).
 
 The base search's value of a fill is checked against the exact single-column
 solution (points earned + value after - value before), the recorded rows
@@ -16,16 +16,16 @@ import torch
 
 from expected_scores.free_column import solve_free_column
 from robo_players.base import play
-from robo_players.column_exact import ColumnExactPlayer
-from robo_players.expectimax import ExpectimaxPlayer
-from robo_players.explain import fill_values
 from robo_players.neural.build import neural_player
 from robo_players.neural.features import encode, score_scale, table_size
 from robo_players.neural.files import load_weights
 from robo_players.neural.networks import NetSpec
 from robo_players.neural.population import Population
-from robo_players.neural.returns import FitSettings, Returns, fit, improve, lambda_returns, record
 from robo_players.registry import make_player
+from robo_players.search.column_exact import ColumnExactPlayer
+from robo_players.search.expectimax import ExpectimaxPlayer
+from robo_players.search.explain import fill_values
+from robo_players.training.returns import FitSettings, Returns, fit, improve, lambda_returns, record
 from yamb.engine import GameBatch
 from yamb.layout import layout
 from yamb.rules import N_NUMBER_ROWS, rules

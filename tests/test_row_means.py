@@ -1,4 +1,4 @@
-"""Row expectations blended with play (``robo_players.row_means``), ``expectimax-played``,
+"""Row expectations blended with play (``robo_players.search.row_means``), ``expectimax-played``,
 and guided networks that search with them."""
 
 from __future__ import annotations
@@ -8,14 +8,14 @@ import pytest
 
 from evolution.config import ConfigError, EvolveConfig
 from robo_players.base import play
-from robo_players.cell_values import cell_model
-from robo_players.compare import play_games
-from robo_players.expectimax import ExpectimaxPlayer
+from robo_players.measure.compare import play_games
 from robo_players.neural.build import load_player, population_player
 from robo_players.neural.files import NeuralWeights, save_weights
 from robo_players.neural.networks import NetSpec
 from robo_players.registry import make_player
-from robo_players.row_means import GAMES, SEED, any_order, blended_expectations, seen_means
+from robo_players.search.cell_values import cell_model
+from robo_players.search.expectimax import ExpectimaxPlayer
+from robo_players.search.row_means import GAMES, SEED, any_order, blended_expectations, seen_means
 from yamb.columns import COLUMN_KINDS
 from yamb.engine import GameBatch
 from yamb.errors import YambError

@@ -33,7 +33,7 @@ from evolution.operators import cx_sbx
 from robo_players.neural.dense import BLOCK
 from robo_players.neural.networks import NetSpec
 from robo_players.neural.population import Population, genome_size, load_genome
-from robo_players.neural.state_values import ValueSpec, value_function
+from robo_players.neural.value_nets import ValueSpec, value_function
 from yamb.engine import PARALLEL_GAMES
 from yamb.layout import layout
 from yamb.portable_linalg import symmetric_eigen, times_transposed, weighted_rows

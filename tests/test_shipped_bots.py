@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from robo_players.compare import paired_difference, play_games
-from robo_players.luck import luck_reference
+from robo_players.measure.compare import paired_difference, play_games
+from robo_players.measure.luck import luck_reference
 from robo_players.neural.bots import BOTS_DIR, DIRECT_BOTS_DIR, bot_name
 from robo_players.neural.build import load_player
 from yamb.layout import layout

@@ -15,17 +15,10 @@ import torch
 from expected_scores.optimal_play import SolvedPlayer
 from expected_scores.solitaire import solve_solitaire
 from robo_players.base import play
-from robo_players.neural.state_values import (
-    ValuesFileError,
-    ValueSpec,
-    load_values,
-    reachable_states,
-    save_values,
-    table_player,
-    value_table,
-)
-from robo_players.neural.value_fit import FitSettings, backup, fit_values
+from robo_players.neural.state_values import reachable_states, table_player, value_table
+from robo_players.neural.value_nets import ValuesFileError, ValueSpec, load_values, save_values
 from robo_players.registry import make_player
+from robo_players.training.value_fit import FitSettings, backup, fit_values
 from yamb.engine import GameBatch
 from yamb.errors import YambError
 from yamb.layout import layout
@@ -162,8 +155,8 @@ SHIPPED = {"yatzy": 14898, "yahtzee": 15754, "yamb": 67837}  # 60 games' total, 
 
 @pytest.mark.parametrize("preset", sorted(SHIPPED))
 def test_the_shipped_value_networks_load_and_play_as_shipped(preset: str) -> None:
+    from robo_players.measure.simulate import simulate
     from robo_players.neural.state_values import values_file
-    from robo_players.simulate import simulate
 
     lay = layout(rules(preset))
     _, spec, meta = load_values(values_file(lay))

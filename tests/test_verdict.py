@@ -13,9 +13,9 @@ from evolution.config import from_preset, with_settings
 from evolution.run import evolve, resume, start
 from evolution.state import load_checkpoint, new_state
 from evolution.verdict import SIGNIFICANCE, starting_genome, verdict_lines, verdict_of
-from robo_players.compare import paired_difference
+from robo_players.measure.compare import paired_difference
+from robo_players.measure.simulate import simulate
 from robo_players.neural.build import load_player
-from robo_players.simulate import simulate
 from tests.test_evolution import Interrupted, assert_same, outputs, stop_after
 
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from evolution.config import EvolveConfig, to_toml
+from robo_players.measure.simulate import simulate
 from robo_players.neural.bots import BOTS_DIR, load_bot, load_direct_bot, shipped_bots
 from robo_players.neural.build import load_player
 from robo_players.neural.files import (
@@ -28,7 +29,6 @@ from robo_players.neural.files import (
     weights_sha256,
 )
 from robo_players.neural.networks import NetSpec
-from robo_players.simulate import simulate
 from yamb.layout import layout
 from yamb.rules import rules
 

@@ -95,7 +95,7 @@ def _cell_expectations(row_scores: CellExpectations, layout: Layout) -> np.ndarr
     """``row_scores(layout)`` as a flat float32 vector of the table's cells; YambError if it is not one."""
     if not callable(row_scores):
         raise YambError(f"row_scores takes a function of the table's layout giving each cell's expected score "
-                        f"(e.g. robo_players.cell_values.expected_cell_scores), not {row_scores!r}")
+                        f"(e.g. robo_players.search.cell_values.expected_cell_scores), not {row_scores!r}")
     expected = np.asarray(row_scores(layout), dtype=np.float64)
     if expected.size != layout.n_cells:
         raise YambError(f"row_scores gave {expected.size} expected scores for a table of {layout.n_cells} cells")
@@ -148,10 +148,10 @@ class YambEnv(gymnasium.Env[np.ndarray, np.int64]):
     all), what the project's neural players see of the dice (``S`` is the
     preset's largest score, ``E`` a cell's expected score as ``row_scores``
     gives it; the players' own, from the solver's tables, are
-    ``robo_players.cell_values.expected_cell_scores``: one optimal turn for the
+    ``robo_players.search.cell_values.expected_cell_scores``: one optimal turn for the
     row, one roll in a ``hand`` column):
 
-        from robo_players.cell_values import expected_cell_scores
+        from robo_players.search.cell_values import expected_cell_scores
 
         env = gymnasium.make("Yamb-v0", preset="yatzy", row_scores=expected_cell_scores)
 

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from expected_scores.turn import _keep_values
-from robo_players.cell_values import ONE, column_estimate
+from robo_players.search.cell_values import ONE, column_estimate
 from robo_players.search.correction import corrected_values
 from robo_players.search.lanes import new_lanes, new_queue, plan_slots
 from robo_players.search.turn import _best_ending, _queue_turn, new_work

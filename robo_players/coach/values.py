@@ -11,7 +11,7 @@ value minus the taken one's.
   of the points still to come under optimal play.
 - ``SearchCoach`` (every table): a search player's values (``expectimax``, ``best``, any guided
   network, with or without look-ahead): the estimated final total of the table
-  (``robo_players.cell_values``) plus the change the player's search expects from the action.
+  (``robo_players.search.cell_values``) plus the change the player's search expects from the action.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ import numpy as np
 from expected_scores.solve import solve
 from expected_scores.turn import keep_values, plan_turn
 from robo_players.coach.search_values import action_values, estimates
-from robo_players.expectimax import ExpectimaxPlayer
-from robo_players.lookahead import LookaheadPlayer
 from robo_players.registry import make_player
 from robo_players.search.correction import corrections_of
+from robo_players.search.expectimax import ExpectimaxPlayer
+from robo_players.search.lookahead import LookaheadPlayer
 from yamb.engine import GameBatch, single_thread
 from yamb.errors import YambError
 from yamb.layout import Layout

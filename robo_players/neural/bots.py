@@ -11,8 +11,7 @@ default bot is ``best``, works on every table).
 ``robo_players/bots/direct/``, named the same way; a table without one is an
 error.
 
-``robo_players/bots/previous/`` keeps the bots that shipped ones replaced, named the same way:
-the runs that made their successors start from them (``--init FILE``).
+The bots that shipped ones replaced are lab data, kept with the tests (``tests/data/previous_bots/``).
 """
 
 from __future__ import annotations
@@ -20,13 +19,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from robo_players.base import Player
-from robo_players.expectimax import ExpectimaxPlayer
+from robo_players.search.expectimax import ExpectimaxPlayer
 from yamb.errors import YambError
 from yamb.layout import Layout
 
 BOTS_DIR = Path(__file__).resolve().parent.parent / "bots"
 DIRECT_BOTS_DIR = BOTS_DIR / "direct"
-PREVIOUS_BOTS_DIR = BOTS_DIR / "previous"
 SUFFIX = ".safetensors"
 
 

@@ -18,7 +18,7 @@ from robo_players.neural.guided import SearchGuidedPlayer
 from robo_players.neural.networks import NetSpec
 from robo_players.neural.player import Forward
 from robo_players.neural.population import Population
-from robo_players.row_means import search_values
+from robo_players.search.row_means import search_values
 from yamb.layout import Layout
 
 

@@ -29,54 +29,21 @@ import io
 import json
 import warnings
 import zipfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from robo_players.neural.networks import NetSpec
-from robo_players.neural.population import genome_of, load_genome
-from yamb import __version__
+from robo_players.neural.onnx_meta import check_sidecar, onnx_properties, player_description, sidecar_path
+from robo_players.neural.population import genome_of
+from robo_players.neural.weights import FILE_KIND, FILE_VERSION, NeuralWeights, WeightsFileError
 from yamb.atomic import remove_temporaries, write_atomically, write_together
-from yamb.errors import YambError
 
 FORMATS = ("pt", "safetensors", "onnx", "npz")
-FILE_KIND = "yamb-neural-player"
-FILE_VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)  # version 1: no checksum; 2: a checksum of the spec and the weights only
 METADATA_KEY = "yamb"
 CELL_VALUES = "cell_values"
-
-
-class WeightsFileError(YambError):
-    """A weights file that is missing, damaged, or for another network or table."""
-
-
-@dataclass
-class NeuralWeights:
-    """A neural player as stored: its network spec, flat weights, cell values and run facts."""
-
-    spec: NetSpec
-    genome: np.ndarray  # (D,) float32
-    cell_values: np.ndarray  # (CR,) float32
-    info: dict = field(default_factory=dict)  # fitness, seed, run_preset, ...
-
-    def metadata(self, sha256: str) -> dict:
-        return {
-            "file": FILE_KIND, "file_version": FILE_VERSION, "version": __version__,
-            "spec": self.spec.to_dict(), "kind": self.spec.kind, "preset": self.spec.preset,
-            "table": list(self.spec.columns), "architecture": self.architecture(), **self.info,
-            "sha256": sha256,
-        }
-
-    def architecture(self) -> dict:
-        net = self.spec.build()
-        return {"network": type(net).__name__, "inputs": net.n_inputs, "hidden": list(self.spec.hidden),
-                "outputs": net.n_outputs, "weights": int(self.genome.size)}
-
-    def network(self) -> torch.nn.Module:
-        return load_genome(self.spec.build(), self.genome)
 
 
 def weights_sha256(spec: dict, arrays: dict[str, np.ndarray]) -> str:
@@ -132,8 +99,6 @@ def _onnx_bytes(w: NeuralWeights) -> bytes:
     """The ONNX file of ``w``: its graph, with the metadata, cell values and description as properties."""
     import onnx
 
-    from robo_players.neural.onnx_meta import onnx_properties
-
     net = w.network().eval()
     example = torch.zeros(2, net.n_inputs)
     buffer = io.BytesIO()
@@ -168,8 +133,6 @@ def save_weights(w: NeuralWeights, path: Path, fmt: str | None = None) -> Path:
         raise WeightsFileError(f"unknown weights format {fmt!r}; choose from {', '.join(FORMATS)}")
     check_finite(path, w.genome, w.cell_values)
     if fmt == "onnx":
-        from robo_players.neural.onnx_meta import player_description, sidecar_path
-
         graph = _onnx_bytes(w)
         description = {**player_description(w), "onnx_sha256": hashlib.sha256(graph).hexdigest()}
         write_together([(path, lambda tmp: tmp.write_bytes(graph)),
@@ -299,8 +262,6 @@ def onnx_network(path: Path) -> tuple[NetSpec, OnnxForward, np.ndarray]:
     import onnx
     import onnxruntime
     from onnx import numpy_helper
-
-    from robo_players.neural.onnx_meta import check_sidecar
 
     path = Path(path)
     check_is_file(path)

@@ -3,7 +3,7 @@
 ``expectimax`` plans the rest of each turn with the exact turn optimizer,
 ending it in the cell worth the most: a cell's value is its score against
 the row's expectation, aware of the numbers bonus and the difference row
-(``robo_players.cell_values``). Here ``CellValueNet`` looks at the table and
+(``robo_players.search.cell_values``). Here ``CellValueNet`` looks at the table and
 corrects every open cell's value: ``(1 + w) * value + d``, with ``d`` (times
 the largest score) and ``w`` the network's two outputs for the cell. A zero
 correction is expectimax exactly, which is where evolution starts.
@@ -14,7 +14,7 @@ is expectimax's own (``ExpectimaxPlayer.search``), given the corrections.
 
 With ``exact`` column kinds (``NetSpec.exact``) the values the network corrects
 are first those of ``expectimax-column``: the cells of those kinds valued by
-the exact change of their column's value (``robo_players.column_exact``). The
+the exact change of their column's value (``robo_players.search.column_exact``). The
 two corrections compose, ``a_n * (a_c * value + d_c) + d_n`` with
 ``a = max(1 + w, 0)`` (``a_c`` is never negative), so a network whose outputs
 are 0 plays as the column player does, bit for bit.
@@ -26,11 +26,13 @@ import weakref
 
 import numpy as np
 
-from robo_players.column_exact import ExactColumns
-from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.neural.features import score_scale
 from robo_players.neural.player import Forward, network_outputs
+from robo_players.search.cell_values import cell_model
+from robo_players.search.column_exact import PLAY_KINDS, ColumnExactPlayer, ExactColumns, exactly_solved
 from robo_players.search.correction import Correction
+from robo_players.search.expectimax import ExpectimaxPlayer
+from robo_players.search.row_means import search_values
 from yamb.engine import GameBatch
 from yamb.layout import Layout
 
@@ -95,3 +97,23 @@ class SearchGuidedPlayer(ExpectimaxPlayer):
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         games = np.asarray(games, dtype=np.int64)
         return self.search(batch, games, self.corrections(batch, games))
+
+
+def base_search(layout: Layout, played: float, exact: tuple[str, ...], bonus: str = "normal") -> ExpectimaxPlayer:
+    """The search whose values of fills the returns are measured against: over the exact values
+    of the ``exact`` column kinds (``expectimax-columns-played`` with ``played``), else expectimax
+    with the ``played`` row means and the ``bonus`` model."""
+    if exact:
+        return ColumnExactPlayer(layout, played=played, kinds=exact)
+    return ExpectimaxPlayer(layout, *search_values(layout, played, bonus))
+
+
+def feature_cell_values(layout: Layout) -> np.ndarray:
+    """(CR,) float32: the values of open cells the recorded features read (each cell's expected score)."""
+    return cell_model(layout.rules, layout.columns).expected.ravel().astype(np.float32)
+
+
+def solved_kinds(layout: Layout) -> tuple[str, ...]:
+    """The column kinds of ``layout`` that a fitted network's base search values exactly
+    (``expectimax-columns``' kinds that the rules let the solver handle)."""
+    return tuple(k for k in PLAY_KINDS if k in layout.columns and exactly_solved(layout.rules, k))

@@ -20,9 +20,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from robo_players.cell_values import BONUS_MODELS
-from robo_players.column_exact import EXACT_KINDS
 from robo_players.neural.features import dice_size, table_size
+from robo_players.search.cell_values import BONUS_MODELS
+from robo_players.search.column_exact import EXACT_KINDS
 from yamb.dice import FACES
 from yamb.errors import YambError
 from yamb.layout import Layout, layout
@@ -37,10 +37,10 @@ DIRECT_OUTPUT_SCALE = 0.1  # initial output weights are this small: play starts 
 class NetSpec:
     """Everything needed to rebuild a network: its kind, its table, its hidden layer sizes and,
     for a ``guided`` network, the ``played`` blend of the row expectations it searches with
-    (``robo_players.row_means``; 0 for files written before it existed), how it reckons the
+    (``robo_players.search.row_means``; 0 for files written before it existed), how it reckons the
     chance of the numbers bonus, ``normal`` or ``exact`` (``normal`` for older files), and the
     column kinds whose cells it values by their exact single-column change before its own
-    correction (``robo_players.column_exact``; none for older files)."""
+    correction (``robo_players.search.column_exact``; none for older files)."""
 
     kind: str
     preset: str

@@ -18,17 +18,13 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from robo_players.neural.features import dice_size, score_scale, table_size
-from robo_players.neural.files import WeightsFileError
+from robo_players.neural.weights import NeuralWeights, WeightsFileError
 from yamb.dice import FACES
 from yamb.rules import N_NUMBER_ROWS
-
-if TYPE_CHECKING:
-    from robo_players.neural.files import NeuralWeights
 
 SIDECAR_FORMAT = "yamb-onnx-player"
 SIDECAR_VERSION = 2  # 2: onnx_sha256
@@ -120,7 +116,7 @@ def choosing(w: NeuralWeights) -> str:
     """How the outputs become a move, and what the file cannot do alone."""
     if w.spec.kind == "guided":
         return ("This file cannot play alone. It computes, from the table only, a correction of every open "
-                "cell's value; the moves come from the project's expectimax search (robo_players.expectimax: "
+                "cell's value; the moves come from the project's expectimax search (robo_players.search.expectimax: "
                 "the exact turn optimizer over keeps and rerolls, and cell values aware of the numbers bonus and "
                 "the difference row), which is not part of the file. Outside Python the outputs can rank or "
                 "inspect cells, not reproduce the player.")

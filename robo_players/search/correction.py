@@ -1,8 +1,8 @@
 """The corrections of cell values a search player adds, ``(1 + w) * value + d`` per cell.
 
 The search-guided networks (``robo_players.neural.guided``) and the exact columns
-(``robo_players.column_exact``) correct the values; the look-ahead
-(``robo_players.lookahead``) adds the next turns' values after; ``expectimax`` adds nothing.
+(``robo_players.search.column_exact``) correct the values; the look-ahead
+(``robo_players.search.lookahead``) adds the next turns' values after; ``expectimax`` adds nothing.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from robo_players.cell_values import ONE, column_values
+from robo_players.search.cell_values import ONE, column_values
 from yamb.engine import GameBatch
 from yamb.rules import N_NUMBER_ROWS
 

@@ -2,7 +2,7 @@
 
 A next table is the mover's table after one fill this turn: one per level of a number
 row, two for a joker table's Yahtzee row (scored or not), one for any other row
-(``robo_players.lookahead`` says why). Its next turn is searched as the turn search does
+(``robo_players.search.lookahead`` says why). Its next turn is searched as the turn search does
 (the endings of ``robo_players.search.values``, corrected by a ``Correction``), every roll
 from the first, and planned in lanes (``robo_players.search.lanes``); its value is the
 plan's start value.
@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from robo_players.cell_values import LEVELS, YZ_SCORE, column_values
+from robo_players.search.cell_values import LEVELS, YZ_SCORE, column_values
 from robo_players.search.correction import corrected_column
 from robo_players.search.lanes import BLOCK, new_lanes, new_queue, plan_slot_values
 from robo_players.search.values import best_announcements, best_fills

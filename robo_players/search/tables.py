@@ -8,13 +8,13 @@ from typing import NamedTuple
 import numpy as np
 
 from expected_scores.turn import plan_turn
-from robo_players.cell_values import LEVELS, NORMAL_BONUS, cell_model
-from robo_players.row_plans import row_plans
+from robo_players.search.cell_values import LEVELS, NORMAL_BONUS, cell_model
+from robo_players.search.row_plans import row_plans
 from yamb.rules import N_NUMBER_ROWS, Rules
 
 
 class SearchTables(NamedTuple):
-    """The cell value model (``robo_players.cell_values.CellModel``), the row plans, the dice
+    """The cell value model (``robo_players.search.cell_values.CellModel``), the row plans, the dice
     tables and the score tables row by row (``M`` hands, ``R`` rows, ``L`` rolls left)."""
 
     expected: np.ndarray  # (C, R) row expectations

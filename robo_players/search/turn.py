@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit, prange
 
 from expected_scores.turn import STOP
-from robo_players.cell_values import LEVELS, ONE, column_values
+from robo_players.search.cell_values import LEVELS, ONE, column_values
 from robo_players.search.correction import corrected_column
 from robo_players.search.lanes import BLOCK, gather_slots, new_lanes, new_queue, plan_slots
 from robo_players.search.values import announce_value, best_announcements, best_fills, fill_value

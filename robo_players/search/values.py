@@ -2,7 +2,7 @@
 
 Cell values come as ``lin`` (C, R, 2), a collection row's value ``lin[c, r, 0] * s +
 lin[c, r, 1]`` for score ``s``, and ``num`` (C, 6, LEVELS), a number row's value by level
-(``robo_players.cell_values.column_values``, corrected by ``robo_players.search.correction``).
+(``robo_players.search.cell_values.column_values``, corrected by ``robo_players.search.correction``).
 ``best_fills`` and ``best_announcements`` take the larger of a row of hands' options and
 the ending's value of each hand: the options of a turn queued for planning.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from robo_players.cell_values import EXTRA_BONUS, YZ_ROW, YZ_SCORE
+from robo_players.search.cell_values import EXTRA_BONUS, YZ_ROW, YZ_SCORE
 from yamb import kernels
 from yamb.rules import N_NUMBER_ROWS
 

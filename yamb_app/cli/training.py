@@ -63,12 +63,12 @@ def add_td_lambda_argument(parser: argparse.ArgumentParser, default: float, refi
 def start_training(args: argparse.Namespace, player: str) -> tuple[Layout, Player]:
     """The table of ``args`` and the ``player`` who records the first round, once the output's
     format is known to be writable and torch and numba have their threads."""
-    from evolution.evaluate import init_worker
     from robo_players.neural.files import format_of
     from robo_players.registry import make_player
+    from robo_players.threads import use_threads
 
     format_of(args.out)  # an unknown suffix fails now, not after the training
-    init_worker(args.threads)
+    use_threads(args.threads)
     layout = layout_from(args, named=(player,))
     return layout, make_player(player, layout)
 
@@ -86,9 +86,9 @@ def check_fit(args: argparse.Namespace, layout: Layout, fitted: Player, start: P
               say: Callable[[str], None]) -> tuple[np.ndarray, np.ndarray, dict]:
     """The fitted player and the start on ``args.check_games`` fresh games, the same dice for both:
     their scores and the paired difference."""
-    from robo_players.compare import paired_difference
-    from robo_players.neural.returns import round_seed
-    from robo_players.simulate import simulate
+    from robo_players.measure.compare import paired_difference
+    from robo_players.measure.simulate import simulate
+    from robo_players.training.returns import round_seed
 
     say(f"check: {args.check_games:,} fresh games, the fitted player and {start.name} on the same dice")
     seed = round_seed(args.seed, -1)

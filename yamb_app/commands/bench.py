@@ -36,8 +36,8 @@ def _rate(preset: str, games: int, batch_size: int, check: bool, repeat: int,
           done: Callable[[], None] = lambda: None) -> float:
     """Best games per second of ``repeat`` runs of ``games`` random games (``done()`` after the warm-up
     and after each run)."""
+    from robo_players.measure.simulate import simulate
     from robo_players.random_player import RandomPlayer
-    from robo_players.simulate import simulate
     from yamb.engine import PARALLEL_GAMES
     from yamb.layout import layout
     from yamb.rules import rules

@@ -99,8 +99,8 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import Progress
 
-    from robo_players.compare import check_names, play_games, report
-    from robo_players.luck import luck_reference
+    from robo_players.measure.compare import check_names, play_games, report
+    from robo_players.measure.luck import luck_reference
     from robo_players.registry import make_player
     check_names(args.players)
     layout = layout_from(args, named=tuple(args.players))

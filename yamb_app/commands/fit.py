@@ -3,7 +3,7 @@
 A player (``best`` by default, any player or weights file) plays games; at
 every fill the table, the cell and the points scored from there to the end
 are recorded, and a guided network over the exact column values is fitted to
-them (``robo_players.neural.returns``); the fitted player records the next
+them (``robo_players.training.returns``); the fitted player records the next
 round. The result is an ordinary weights file (``--player FILE``, ``yamb
 compare``, ``yamb play --bot``, ``yamb evolve --init``), checked at the end
 against the start on fresh games, paired game by game.
@@ -44,25 +44,22 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from robo_players.neural.build import network_player
+    from robo_players.neural.guided import feature_cell_values, solved_kinds
     from robo_players.neural.networks import NetSpec
-    from robo_players.neural.returns import (
-        FitSettings,
-        feature_cell_values,
-        improve,
-        solved_kinds,
-    )
-    from robo_players.row_means import DEFAULT_PLAYED
+    from robo_players.search.row_means import DEFAULT_PLAYED
+    from robo_players.training.kept_rounds import drop_rounds, keep_round, kept_rounds, options_of, partial_path
+    from robo_players.training.returns import FitSettings, improve
     from yamb_app.cli.lines import show
-    from yamb_app.cli.partial import drop_rounds, keep_round, kept_rounds, partial_path, say_stopped
     from yamb_app.cli.rounds import rounds_progress
-    from yamb_app.cli.stopping import stop_on_sigterm
+    from yamb_app.cli.stopping import say_stopped, stop_on_sigterm
 
     layout, start = start_training(args, args.start)
     spec = NetSpec.for_layout("guided", layout, args.hidden, played=DEFAULT_PLAYED, exact=solved_kinds(layout))
     settings = FitSettings(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
                            decay=args.decay, validation=args.validation, seed=args.seed,
                            td_lambda=args.td_lambda)
-    kept = kept_rounds(args.out, args)
+    fit_options = options_of(vars(args))  # what decides the rounds: a later run must give the same
+    kept = kept_rounds(args.out, fit_options)
     console = Console(stderr=True)
     started = time.perf_counter()
     try:
@@ -75,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
                 say(f"going on after round {kept.rounds}/{args.rounds}, kept in {partial_path(args.out)}")
             done = 0 if kept is None else kept.rounds
             last, _, _ = improve(spec, policy, args.games, args.rounds, settings, say=say, advance=advance, done=done,
-                                 round_done=lambda r, g: keep_round(args.out, args, r, {"genome": g}))
+                                 round_done=lambda r, g: keep_round(args.out, fit_options, r, {"genome": g}))
             genome = last if last is not None else genome
             fitted = network_player(spec, genome, cell_values, str(args.out))
             ours, theirs, diff = check_fit(args, layout, fitted, start, say)

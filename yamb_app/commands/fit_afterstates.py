@@ -47,19 +47,17 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
-    from robo_players.neural.afterstate_values import (
-        afterstate_player,
-        improve_afterstates,
-    )
-    from robo_players.neural.imitation import TrainSettings
-    from robo_players.neural.returns import solved_kinds
-    from robo_players.neural.state_values import AFTERSTATE, ValueSpec, net_of, save_values, state_arrays
-    from robo_players.row_means import DEFAULT_PLAYED
+    from robo_players.neural.afterstate_values import afterstate_player
+    from robo_players.neural.guided import solved_kinds
+    from robo_players.neural.value_nets import AFTERSTATE, ValueSpec, net_of, save_values, state_arrays
+    from robo_players.search.row_means import DEFAULT_PLAYED
+    from robo_players.training.afterstates import improve_afterstates
+    from robo_players.training.imitation import TrainSettings
+    from robo_players.training.kept_rounds import drop_rounds, keep_round, kept_rounds, options_of, partial_path
     from yamb.errors import YambError
     from yamb_app.cli.lines import show
-    from yamb_app.cli.partial import drop_rounds, keep_round, kept_rounds, partial_path, say_stopped
     from yamb_app.cli.rounds import rounds_progress
-    from yamb_app.cli.stopping import stop_on_sigterm
+    from yamb_app.cli.stopping import say_stopped, stop_on_sigterm
     from yamb_app.cli.training import check_fit, say_check, start_training
 
     if args.out.suffix != SUFFIX:
@@ -73,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
     spec = ValueSpec(r.name, r.joker, tuple(args.hidden), AFTERSTATE, tuple(layout.columns), r.n_dice,
                      DEFAULT_PLAYED, solved_kinds(layout))
     settings = TrainSettings(epochs=args.epochs, batch_size=1024, learning_rate=args.learning_rate, seed=args.seed)
-    kept = kept_rounds(args.out, args)
+    fit_options = options_of(vars(args))  # what decides the rounds: a later run must give the same
+    kept = kept_rounds(args.out, fit_options)
     console = Console(stderr=True)
     started = time.perf_counter()
     try:
@@ -86,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
             done = 0 if kept is None else kept.rounds
             last = improve_afterstates(spec, policy, args.games, args.rounds, settings, args.td_lambda, refits,
                                        say=say, advance=advance, done=done,
-                                       round_done=lambda r, n: keep_round(args.out, args, r, state_arrays(n)))
+                                       round_done=lambda r, n: keep_round(args.out, fit_options, r, state_arrays(n)))
             net = last if last is not None else net
             fitted = afterstate_player(net, spec, layout, args.out.stem)
             ours, theirs, diff = check_fit(args, layout, fitted, start, say)

@@ -1,6 +1,6 @@
 """``yamb fit-values``: a state-value network for Yatzy or Yahtzee, fitted to its own play.
 
-Fitted value iteration (``robo_players.neural.value_fit``): each round the
+Fitted value iteration (``robo_players.training.value_fit``): each round the
 network's player plays games (a share of fills at random), and the network is
 fitted to the exact one-turn expectation of every turn start met, over its own
 values of the next states. The solver is not consulted. The result is a values
@@ -52,20 +52,21 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
     from rich.console import Console
 
-    from evolution.evaluate import init_worker
-    from robo_players.neural.state_values import SUFFIX, ValueSpec, net_of, predict, save_values, state_arrays
-    from robo_players.neural.value_fit import FitSettings, FitState, fit_values
+    from robo_players.neural.state_values import predict
+    from robo_players.neural.value_nets import SUFFIX, ValueSpec, net_of, save_values, state_arrays
+    from robo_players.threads import use_threads
+    from robo_players.training.kept_rounds import drop_rounds, keep_round, kept_rounds, options_of, partial_path
+    from robo_players.training.value_fit import FitSettings, FitState, fit_values
     from yamb.rules import rules
     from yamb_app.cli.lines import show
-    from yamb_app.cli.partial import drop_rounds, keep_round, kept_rounds, partial_path, say_stopped
-    from yamb_app.cli.stopping import stop_on_sigterm
+    from yamb_app.cli.stopping import say_stopped, stop_on_sigterm
 
     if args.preset not in PRESETS:
         raise YambError(f"fit-values fits one free column of {' or '.join(PRESETS)}, not {args.preset}")
     if args.out.suffix != SUFFIX:
         raise YambError(f"{args.out}: a values file is written as {SUFFIX}, not {args.out.suffix or 'no suffix'}")
     joker = rules(args.preset, joker=args.joker).joker
-    init_worker(args.threads)
+    use_threads(args.threads)
     spec = ValueSpec(args.preset, joker, tuple(args.hidden))
     settings = FitSettings(rounds=args.rounds, games=args.games, explore=args.explore, memory=args.memory,
                            epochs=args.epochs, lr=args.learning_rate, final_lr=args.learning_rate / 10,
@@ -82,9 +83,11 @@ def run(args: argparse.Namespace) -> int:
         arrays = {**{f"net.{name}": a for name, a in state_arrays(state.net).items()},
                   **{f"buffer{i}": states for i, states in enumerate(state.buffer)},
                   "rng": np.frombuffer(json.dumps(state.rng).encode(), dtype=np.uint8)}
-        keep_round(args.out, args, k, arrays)
+        keep_round(args.out, fit_options, k, arrays)
 
-    kept = kept_rounds(args.out, args)
+    fit_options = options_of(vars(args))  # what decides the rounds: a later run must give the same
+
+    kept = kept_rounds(args.out, fit_options)
     state = None
     if kept is not None:
         net = net_of(spec, {k[4:]: a for k, a in kept.arrays.items() if k.startswith("net.")})

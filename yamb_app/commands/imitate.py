@@ -2,8 +2,8 @@
 
 The teacher (any player: ``best``, ``expectimax``, a weights file) plays
 games; at every decision the network's features, legal choices and the
-teacher's move are recorded (``robo_players.neural.demonstrations``), and the
-network is trained by cross-entropy (``robo_players.neural.imitation``),
+teacher's move are recorded (``robo_players.training.demonstrations``), and the
+network is trained by cross-entropy (``robo_players.training.imitation``),
 optionally for more rounds on games it plays itself, labelled by the teacher
 (DAgger). The result is an ordinary weights file: ``--player FILE``,
 ``yamb compare``, ``yamb play --bot`` and ``yamb evolve --recipe
@@ -42,18 +42,19 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
     from rich.console import Console
 
-    from robo_players.neural.imitation import TrainSettings, imitate
     from robo_players.neural.networks import NetSpec
+    from robo_players.training.imitation import TrainSettings, imitate
+    from robo_players.training.kept_rounds import drop_rounds, keep_round, kept_rounds, options_of, partial_path
     from yamb_app.cli.lines import show
-    from yamb_app.cli.partial import drop_rounds, keep_round, kept_rounds, partial_path, say_stopped
     from yamb_app.cli.rounds import rounds_progress
-    from yamb_app.cli.stopping import stop_on_sigterm
+    from yamb_app.cli.stopping import say_stopped, stop_on_sigterm
 
     layout, teacher = start_training(args, args.teacher)
     spec = NetSpec.for_layout("direct", layout, args.hidden)
     settings = TrainSettings(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
                              validation=args.validation, seed=args.seed)
-    kept = kept_rounds(args.out, args)
+    fit_options = options_of(vars(args))  # what decides the rounds: a later run must give the same
+    kept = kept_rounds(args.out, fit_options)
     weights = [] if kept is None else [kept.arrays[f"round{r}"] for r in range(kept.rounds)]
     console = Console()
     started = time.perf_counter()
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
             result = imitate(spec, teacher, args.games, settings, dagger=args.dagger, cell_games=args.cell_games,
                              check_games=args.check_games, say=say, advance=advance, epoch_done=epoch_done,
                              kept=weights, round_done=lambda reached: keep_round(
-                                 args.out, args, len(reached), {f"round{r}": g for r, g in enumerate(reached)}))
+                                 args.out, fit_options, len(reached), {f"round{r}": g for r, g in enumerate(reached)}))
     except KeyboardInterrupt as stop:
         return say_stopped("imitate", stop, args.out, args.dagger + 1)
 

@@ -29,8 +29,8 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import Progress
 
+    from robo_players.measure.simulate import simulate, summary
     from robo_players.registry import make_player
-    from robo_players.simulate import simulate, summary
     layout = layout_from(args, named=(args.player,))
     player = make_player(args.player, layout)
     start = time.perf_counter()

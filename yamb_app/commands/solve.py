@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from expected_scores.optimal_play import SolvedPlayer
     from expected_scores.solve import UnknownColumnError, cache_path, solve, table_kind
-    from robo_players.simulate import simulate, summary
+    from robo_players.measure.simulate import simulate, summary
     from yamb.errors import YambError
     from yamb.layout import layout
     from yamb_app.cli.options import rules_from

@@ -19,8 +19,8 @@ import numpy as np
 
 from robo_players.coach.review import Decision, prejudge, review_game
 from robo_players.coach.values import EXACT, Coach
-from robo_players.explain import open_cell_values
 from robo_players.registry import PLAYERS
+from robo_players.search.explain import open_cell_values
 from yamb.columns import COLUMN_KINDS
 from yamb.engine import single_thread
 from yamb.errors import YambError

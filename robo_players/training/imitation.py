@@ -1,6 +1,6 @@
 """Training a direct network to imitate a teacher: cross-entropy over its masked choices.
 
-The loss of a decision (``robo_players.neural.demonstrations``) follows how the
+The loss of a decision (``robo_players.training.demonstrations``) follows how the
 direct player chooses: a softmax over the legal top choices ``[fill CR |
 announce CR | roll]`` (illegal ones masked out) against the teacher's
 choice, plus, when the teacher rolled, a softmax over the legal keeps of the
@@ -22,11 +22,11 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from robo_players.neural.demonstrations import Demonstrations, keep_candidates
-from robo_players.neural.descent import descend
 from robo_players.neural.networks import DirectPolicyNet, NetSpec
 from robo_players.neural.population import genome_of, load_genome
-from robo_players.neural.rows import Rows
+from robo_players.training.demonstrations import Demonstrations, keep_candidates
+from robo_players.training.descent import descend
+from robo_players.training.rows import Rows
 from yamb.dice import FACES
 from yamb.errors import YambError
 
@@ -200,9 +200,9 @@ def imitate(
     ``kept``: the weights the first rounds reached in a run stopped after them; their games are
     recorded again (they are the same) and their training skipped. ``round_done(weights)`` follows
     each round with the weights every round so far reached."""
+    from robo_players.measure.simulate import simulate
     from robo_players.neural.build import network_player
-    from robo_players.neural.demonstrations import final_cells, record
-    from robo_players.simulate import simulate
+    from robo_players.training.demonstrations import final_cells, record
 
     lay = spec.layout()
     say(f"cell values: the mean final cells of {cell_games:,} games of {getattr(teacher, 'name', 'the teacher')}")

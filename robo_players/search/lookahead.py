@@ -3,7 +3,7 @@
 ``expectimax`` (and every player built on its search: ``-played``, ``-exact``,
 the search-guided networks) ends a turn in the cell of highest worth, the
 change the fill makes to the estimated final total ``E(T)`` of the table
-(``robo_players.cell_values``): filling cell ``c`` with hand ``h`` from table
+(``robo_players.search.cell_values``): filling cell ``c`` with hand ``h`` from table
 ``T`` is worth ``V(T, c, h) = E(T') - E(T)``, ``T'`` the table after the fill.
 The look-ahead values the ending at
 
@@ -53,14 +53,14 @@ import numpy as np
 from numba import get_num_threads
 
 from robo_players.base import Player
-from robo_players.cell_values import LEVELS, YZ_SCORE
-from robo_players.column_exact import ColumnExactPlayer
-from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.neural.features import encode
 from robo_players.neural.guided import SearchGuidedPlayer
 from robo_players.neural.player import Forward, network_outputs
 from robo_players.neural.population import Population
+from robo_players.search.cell_values import LEVELS, YZ_SCORE
+from robo_players.search.column_exact import ColumnExactPlayer
 from robo_players.search.correction import NO_CORRECTION, Correction
+from robo_players.search.expectimax import ExpectimaxPlayer
 from robo_players.search.lanes import BLOCK
 from robo_players.search.next_turn import (
     CHUNKS_PER_THREAD,

@@ -4,10 +4,10 @@
 ``expectimax-exact``, the search-guided networks, the shipped ``best``) end a
 turn in the cell worth the most: a cell's value is its score against what the
 row is expected to bring, aware of the numbers bonus and the difference row
-(``robo_players.cell_values``), corrected by the network for a guided player.
+(``robo_players.search.cell_values``), corrected by the network for a guided player.
 ``open_cell_values`` computes those values with the search's own kernels, for
 every open cell of the player to move, at the current dice; a look-ahead
-player's (``best+lookahead``, ``robo_players.lookahead``) add what the next
+player's (``best+lookahead``, ``robo_players.search.lookahead``) add what the next
 turns bring from the table the fill leaves, as its search does. Other players
 (random, greedy, smart, direct-policy networks, ...) keep no such values.
 """
@@ -18,10 +18,10 @@ import numpy as np
 from numba import njit
 
 from robo_players.base import Player
-from robo_players.cell_values import LEVELS, column_values
-from robo_players.expectimax import ExpectimaxPlayer
-from robo_players.lookahead import LookaheadPlayer
+from robo_players.search.cell_values import LEVELS, column_values
 from robo_players.search.correction import correct, corrections_of
+from robo_players.search.expectimax import ExpectimaxPlayer
+from robo_players.search.lookahead import LookaheadPlayer
 from robo_players.search.values import fill_value
 from yamb.engine import GameBatch, single_thread
 from yamb.game import Cell, Game

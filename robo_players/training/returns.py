@@ -7,7 +7,7 @@ the fill less what the search already counts for it, the search's choice of
 cell is the one of the highest expected final score. ``record`` plays games
 with a policy and keeps, at every fill, the table's features, the cell, and
 the *return* ``y``: the points scored from that fill to the end of the game
-less the base search's value of the fill (``robo_players.explain.fill_values``).
+less the base search's value of the fill (``robo_players.search.explain.fill_values``).
 ``fit`` trains the network's value outputs to ``E[y | table, cell]`` by least
 squares on the cells played, with a shared baseline ``h(table)`` that takes
 what is common to every cell of a table (the rest of the game's mean), so
@@ -37,18 +37,16 @@ from numba import njit
 from torch import nn
 
 from robo_players.base import Player
-from robo_players.cell_values import cell_model
-from robo_players.column_exact import PLAY_KINDS, ColumnExactPlayer, exactly_solved
-from robo_players.expectimax import ExpectimaxPlayer
-from robo_players.explain import fill_values
 from robo_players.neural.build import network_player
-from robo_players.neural.descent import descend
 from robo_players.neural.features import encode, score_scale
-from robo_players.neural.imitation import training_split
+from robo_players.neural.guided import base_search, feature_cell_values
 from robo_players.neural.networks import CellValueNet, NetSpec
 from robo_players.neural.population import genome_of
-from robo_players.neural.rows import Rows
-from robo_players.row_means import search_values
+from robo_players.search.expectimax import ExpectimaxPlayer
+from robo_players.search.explain import fill_values
+from robo_players.training.descent import descend
+from robo_players.training.imitation import training_split
+from robo_players.training.rows import Rows
 from yamb.engine import GameBatch
 from yamb.errors import YambError
 from yamb.layout import Layout
@@ -64,26 +62,6 @@ class Returns(Rows):
     game: np.ndarray  # (n,) int64 game (its dice stream)
     turn: np.ndarray  # (n,) int64 cells filled before the fill
     base: np.ndarray  # (n,) float64 the base search's value of the fill
-
-
-def base_search(layout: Layout, played: float, exact: tuple[str, ...], bonus: str = "normal") -> ExpectimaxPlayer:
-    """The search whose values of fills the returns are measured against: over the exact values
-    of the ``exact`` column kinds (``expectimax-columns-played`` with ``played``), else expectimax
-    with the ``played`` row means and the ``bonus`` model."""
-    if exact:
-        return ColumnExactPlayer(layout, played=played, kinds=exact)
-    return ExpectimaxPlayer(layout, *search_values(layout, played, bonus))
-
-
-def feature_cell_values(layout: Layout) -> np.ndarray:
-    """(CR,) float32: the values of open cells the recorded features read (each cell's expected score)."""
-    return cell_model(layout.rules, layout.columns).expected.ravel().astype(np.float32)
-
-
-def solved_kinds(layout: Layout) -> tuple[str, ...]:
-    """The column kinds of ``layout`` that a fitted network's base search values exactly
-    (``expectimax-columns``' kinds that the rules let the solver handle)."""
-    return tuple(k for k in PLAY_KINDS if k in layout.columns and exactly_solved(layout.rules, k))
 
 
 def record(policy: Player, base: ExpectimaxPlayer, batch: GameBatch, cell_values: np.ndarray,

@@ -8,15 +8,13 @@ once ``FILE`` is. A later run with other options refuses it, naming one that dif
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from yamb.errors import YambError
-from yamb_app.cli.stopping import stopped
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,12 +36,12 @@ def partial_path(out: Path) -> Path:
     return out.with_name(out.name + ".partial.npz")
 
 
-def options_of(args: argparse.Namespace) -> dict:
-    """The options that decide a fit's rounds: every parsed option but the output and the check's
-    games (paths as text)."""
+def options_of(parsed: Mapping[str, object]) -> dict:
+    """The options that decide a fit's rounds, of a command's parsed options (``vars(args)``): every
+    one but the output and the check's games (paths as text)."""
     plain = (str, int, float, bool, type(None))
     options = {}
-    for name, value in sorted(vars(args).items()):
+    for name, value in sorted(parsed.items()):
         if name in ("out", "run", "check_games"):
             continue
         if isinstance(value, Path):
@@ -61,13 +59,14 @@ def _digest(meta: dict, arrays: dict[str, np.ndarray]) -> str:
     return weights_sha256(meta, arrays)
 
 
-def keep_round(out: Path, args: argparse.Namespace, rounds: int, arrays: dict[str, np.ndarray]) -> None:
-    """Keep ``rounds`` finished rounds of the fit ``args`` describes, the last one's network ``arrays``."""
+def keep_round(out: Path, options: dict, rounds: int, arrays: dict[str, np.ndarray]) -> None:
+    """Keep ``rounds`` finished rounds of the fit of ``options`` (``options_of``), the last one's
+    network ``arrays``."""
     import numpy as np
 
     from yamb.atomic import write_atomically
 
-    meta = {"file": KIND, "options": options_of(args), "rounds": rounds}
+    meta = {"file": KIND, "options": options, "rounds": rounds}
     meta["sha256"] = _digest(meta, arrays)
 
     def write(tmp: Path) -> None:
@@ -88,9 +87,9 @@ def _read(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
         return {}, {}
 
 
-def kept_rounds(out: Path, args: argparse.Namespace) -> Kept | None:
-    """The rounds kept for the fit ``args`` describes, writing ``out``; None if none are kept, and a
-    ``YambError`` if the file kept is damaged or another command's."""
+def kept_rounds(out: Path, options: dict) -> Kept | None:
+    """The rounds kept for the fit of ``options`` (``options_of``), writing ``out``; None if none are
+    kept, and a ``YambError`` if the file kept is damaged or another fit's."""
     path = partial_path(out)
     if not path.exists():
         return None
@@ -98,7 +97,7 @@ def kept_rounds(out: Path, args: argparse.Namespace) -> Kept | None:
     stored = meta.pop("sha256", None)
     if meta.get("file") != KIND or stored != _digest(meta, arrays):
         raise YambError(f"{path}: the rounds kept there are damaged; delete it to start the fit afresh")
-    ours, theirs = options_of(args), meta["options"]
+    ours, theirs = options, meta["options"]
     for name in sorted(set(ours) | set(theirs)):
         if ours.get(name) != theirs.get(name):
             flag = "--" + name.replace("_", "-")
@@ -116,14 +115,6 @@ def drop_rounds(out: Path) -> None:
     partial_path(out).unlink(missing_ok=True)
 
 
-def say_stopped(command: str, stop: KeyboardInterrupt, out: Path, rounds: int) -> int:
-    """One line on a fit's stop: what it keeps and how to go on; the exit code."""
-    how, code = stopped(stop)
-    kept = int(_read(partial_path(out))[0].get("rounds", 0))
-    if kept:
-        print(f"yamb {command}: {how} with {kept} of {rounds} rounds kept in {partial_path(out)}; "
-              f"run the same command to go on from there", file=sys.stderr)
-    else:
-        print(f"yamb {command}: {how} before a round was finished; run the same command to start again",
-              file=sys.stderr)
-    return code
+def rounds_kept(out: Path) -> int:
+    """How many rounds are kept for ``out`` (0 if none, or if the file cannot be read)."""
+    return int(_read(partial_path(out))[0].get("rounds", 0))

@@ -5,7 +5,7 @@ optimizer's recursion (``expected_scores.turn.plan_one``, run for up to 64
 turns at once, one per SIMD lane: ``expected_scores.lanes``, bit for bit
 the same plans): after each remaining roll the turn may end in any cell the
 rules allow then, worth the cell's value (its score against the row's
-expectation, see ``robo_players.cell_values``), and keeps maximize the
+expectation, see ``robo_players.search.cell_values``), and keeps maximize the
 expected value of the best ending. Announcing is an ending too, worth the
 exact expected value of playing the announced row alone from the current
 dice: the row plans of the turn optimizer for collection rows, and for number
@@ -33,7 +33,7 @@ import weakref
 import numpy as np
 from numba import get_num_threads
 
-from robo_players.cell_values import LEVELS
+from robo_players.search.cell_values import LEVELS
 from robo_players.search.correction import NO_CORRECTION, Correction
 from robo_players.search.lanes import BLOCK
 from robo_players.search.tables import search_tables
@@ -63,7 +63,7 @@ class ExpectimaxPlayer:
         """``expected``: (C, R) row expectations to value cells against, instead of one turn's;
         ``bonus_levels``: (C, 6, 6) each number row's chances of each level, from which the
         chance of the numbers bonus is computed exactly, instead of a normal approximation
-        (``robo_players.row_means``)."""
+        (``robo_players.search.row_means``)."""
         tables = search_tables(layout.rules, layout.columns)
         if expected is not None:
             tables = tables._replace(expected=_checked("expected", expected, tables.expected.shape))

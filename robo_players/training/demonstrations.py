@@ -16,7 +16,7 @@ with a student, DAgger-style: the teacher labels the student's positions too)
 and keeps at every decision the features (``features.encode`` with the
 player's ``cell_values``), the legal top choices, the dice (the legal keeps
 follow from them, ``keep_candidates``), the teacher's top choice and keep,
-and the action played, for training (``robo_players.neural.imitation``).
+and the action played, for training (``robo_players.training.imitation``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import numpy as np
 
 from robo_players.base import Player
 from robo_players.neural.features import encode
-from robo_players.neural.rows import Rows
+from robo_players.training.rows import Rows
 from yamb.dice import DiceTables
 from yamb.engine import GameBatch, _bits_to_cells
 from yamb.layout import Layout

@@ -4,7 +4,7 @@ Every player plays the same games: game i uses dice stream i of the same seed
 (common random numbers), so two players see the same rolls for as long as
 they keep the same dice, and their difference has far less noise than two
 independent samples. With a ``luck`` reference each game's luck is counted too
-(``robo_players.luck``): the scores less their luck have the same expectation
+(``robo_players.measure.luck``): the scores less their luck have the same expectation
 and a fraction of the noise.
 """
 
@@ -18,9 +18,9 @@ from scipy.stats import mannwhitneyu
 from scipy.stats import t as student_t
 
 from robo_players.base import Player, play
-from robo_players.expectimax import ExpectimaxPlayer
-from robo_players.luck import LuckCounter
-from robo_players.simulate import DEFAULT_BATCH, summary
+from robo_players.measure.luck import LuckCounter
+from robo_players.measure.simulate import DEFAULT_BATCH, summary
+from robo_players.search.expectimax import ExpectimaxPlayer
 from yamb.engine import GameBatch
 from yamb.errors import YambError
 from yamb.layout import Layout
@@ -32,7 +32,7 @@ class Results:
 
     scores: np.ndarray
     rows: np.ndarray
-    luck: np.ndarray | None = None  # (games,) the luck of each game's dice (``robo_players.luck``), if counted
+    luck: np.ndarray | None = None  # (games,) the luck of each game's dice (``robo_players.measure.luck``), if counted
 
     @property
     def adjusted(self) -> np.ndarray:
@@ -52,7 +52,7 @@ def play_games(
     luck: ExpectimaxPlayer | None = None,
 ) -> Results:
     """Play ``games`` solitaire games (game i on dice stream i) and keep every row's score; with
-    ``luck`` (a search player) also each game's luck as it values the hands (``robo_players.luck``)."""
+    ``luck`` (a search player) also each game's luck as it values the hands (``robo_players.measure.luck``)."""
     names = row_names(layout)
     scores = np.empty(games, dtype=np.int64)
     rows = np.empty((games, len(names)))
@@ -138,3 +138,12 @@ def check_names(names: list[str]) -> None:
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise YambError(f"player {repeated[0]!r} is named more than once")
+
+
+def compare(layout: Layout, names: list[str], games: int, seed: int = 0) -> dict[str, dict]:
+    """The players ``names`` (of the registry, or weights files) on the same ``games`` games of
+    ``layout`` (game i on dice stream i of ``seed``): what ``yamb compare --json`` reports (``report``)."""
+    from robo_players.registry import make_player
+
+    check_names(names)
+    return report(layout, {name: play_games(layout, make_player(name, layout), games, seed) for name in names})

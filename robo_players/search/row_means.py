@@ -1,7 +1,7 @@
 """Row expectations that know an open row has many turns to come.
 
 ``expectimax`` values a cell against the row's expectation over one turn
-(``robo_players.cell_values``). A row of a column that may be filled in any
+(``robo_players.search.cell_values``). A row of a column that may be filled in any
 order (``free``, ``hand`` and the announce kinds), though, can be filled on
 any later turn, and in play it brings more than one turn's worth: the player
 fills it when the dice favour it. ``expectimax-played`` (and a search-guided
@@ -30,8 +30,8 @@ from functools import cache
 import numpy as np
 
 from robo_players.base import play
-from robo_players.cell_values import BONUS_MODELS, LEVELS, cell_model
-from robo_players.expectimax import ExpectimaxPlayer
+from robo_players.search.cell_values import BONUS_MODELS, LEVELS, cell_model
+from robo_players.search.expectimax import ExpectimaxPlayer
 from yamb.columns import order_rule
 from yamb.engine import GameBatch
 from yamb.layout import Layout, layout

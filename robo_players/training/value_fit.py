@@ -29,8 +29,9 @@ from expected_scores.optimal_play import SolvedPlayer
 from expected_scores.solitaire import SolitaireSolution
 from expected_scores.turn import plan_turn
 from robo_players.base import play
-from robo_players.neural.descent import descend
-from robo_players.neural.state_values import ValueNet, ValueSpec, features, table_player, value_table
+from robo_players.neural.state_values import features, table_player, value_table
+from robo_players.neural.value_nets import ValueNet, ValueSpec
+from robo_players.training.descent import descend
 from yamb.engine import GameBatch
 from yamb.layout import Layout
 from yamb.layout import layout as make_layout

@@ -5,7 +5,7 @@ played alone (``expected_scores.free_column``): the points the fill earns
 (score, numbers bonus, the difference's parts) plus the value of the column's
 next state, minus the value of its current state. That change is the cell's
 leaf value in expectimax's turn search; the cells of the other columns keep
-expectimax's values (``robo_players.cell_values``). ``down`` and ``up``
+expectimax's values (``robo_players.search.cell_values``). ``down`` and ``up``
 columns are valued the same way from ``expected_scores.ordered_column``
 (``ColumnSolution.fill_changes``), ``announce`` columns from
 ``expected_scores.announce_column`` (which measured a loss: the registered
@@ -36,10 +36,10 @@ from expected_scores.free_column import free_column_model
 from expected_scores.ordered_column import ORDERED_KINDS, row_order
 from expected_scores.solve import Solution, solve
 from expected_scores.tables import load_distribution
-from robo_players.cell_values import LEVELS, column_values
-from robo_players.expectimax import ExpectimaxPlayer
-from robo_players.row_means import DEFAULT_PLAYED, search_values
+from robo_players.search.cell_values import LEVELS, column_values
 from robo_players.search.correction import Correction
+from robo_players.search.expectimax import ExpectimaxPlayer
+from robo_players.search.row_means import DEFAULT_PLAYED, search_values
 from robo_players.search.tables import SearchTables
 from yamb.engine import GameBatch, threads_for
 from yamb.layout import Layout
@@ -49,7 +49,7 @@ WEIGHT_FLOOR = 0.02  # every score the row can take counts at least this much in
 
 
 class CellTables(NamedTuple):
-    """The search's cell-value model (``robo_players.cell_values.column_values``' tables)."""
+    """The search's cell-value model (``robo_players.search.cell_values.column_values``' tables)."""
 
     expected: np.ndarray  # (C, R)
     variance: np.ndarray  # (C, R)

@@ -25,10 +25,10 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 
 from robo_players.base import Player
-from robo_players.cell_values import ONE
-from robo_players.expectimax import ExpectimaxPlayer
 from robo_players.registry import make_player
+from robo_players.search.cell_values import ONE
 from robo_players.search.correction import corrected_values, corrections_of
+from robo_players.search.expectimax import ExpectimaxPlayer
 from robo_players.search.lanes import BLOCK, gather_slots, new_lanes, new_queue, plan_slot_values
 from robo_players.search.turn import _best_ending, _queue_turn, new_work
 from robo_players.search.values import best_announcements, best_fills
