@@ -159,7 +159,7 @@ def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_secon
 
     result = {
         "config": asdict(c),
-        "player": c.player, "table": state.spec.table_name(), "weights": int(best.size),
+        "player": c.player, "table": state.spec.table.describe(), "weights": int(best.size),
         "generations": state.generation,
         "seconds_per_generation": float(frame.seconds.mean()),
         "first_generation": {k: float(frame[k].iloc[0]) for k in ("avg", "max")},

@@ -106,7 +106,7 @@ def init_weights(config: EvolveConfig, spec: NetSpec) -> NeuralWeights:
     if config.init == "best":
         path = BOTS_DIR / bot_name(spec.layout())
         if not path.is_file():
-            raise ConfigError(f"init = best: no shipped bot for {spec.table_name()} (looked for {path})")
+            raise ConfigError(f"init = best: no shipped bot for {spec.table.describe()} (looked for {path})")
     try:
         return load_weights(path)
     except WeightsFileError as error:
@@ -138,14 +138,14 @@ def _fixes(config: EvolveConfig, weights: NeuralWeights, spec: NetSpec) -> str:
     words = [f"{flag}{'' if flag.endswith('=') else ' '}{want}" for flag, (want, have) in fixes.items() if want != have]
     if config.algorithm == "cma" and weights.genome.size > CMA_MAX_WEIGHTS:
         words.append(f"--algorithm sep-cma (CMA-ES takes at most {CMA_MAX_WEIGHTS:,} weights)")
-    same_table = wanted.table_name() == spec.table_name() and wanted.joker == spec.joker
+    same_table = wanted.table == spec.table
     polish = ", or take its network and search as they are: --recipe polish" if same_table else ""
     return f"to carry it on, add {' '.join(words)}{polish}"
 
 
 def _describe(spec: NetSpec, weights: int | None = None) -> str:
     size = "" if weights is None else f", {weights:,} weights"
-    return f"{spec.kind} network (hidden {list(spec.hidden)}{size}) for {spec.table_name()}"
+    return f"{spec.kind} network (hidden {list(spec.hidden)}{size}) for {spec.table.describe()}"
 
 
 def check_size(config: EvolveConfig, spec: NetSpec) -> None:

@@ -15,11 +15,12 @@ from yamb.errors import (
 )
 from yamb.registration import register_envs
 from yamb.rules import Rules, rules
+from yamb.table import Table
 
 register_envs()
 
 __version__ = "0.1.0"
-__all__ = ["Cell", "Game", "IllegalMoveError", "InvalidDiceError", "Rules", "UnknownColumnError", "UnknownPresetError",
+__all__ = ["Cell", "Game", "IllegalMoveError", "InvalidDiceError", "Rules", "Table", "UnknownColumnError", "UnknownPresetError",
            "UnknownRowError", "YambError", "rules"]
 
 

@@ -142,9 +142,9 @@ def _score_table(spec: PresetSpec, dice: DiceTables) -> np.ndarray:
     return table
 
 
-@cache
 def rules(preset: str = "yamb", dice: int | None = None, joker: str | None = None) -> Rules:
-    """The rules of ``preset`` (``yamb``, ``jamb6``, ``yatzy``, ``yahtzee``), cached.
+    """The rules of ``preset`` (``yamb``, ``jamb6``, ``yatzy``, ``yahtzee``), cached: one object per
+    game, however its defaults are asked for.
 
     ``dice`` picks 5 or 6 dice where the preset allows it; ``joker`` is
     ``"free"`` (the default for ``yahtzee``) or ``"forced"``.
@@ -162,6 +162,13 @@ def rules(preset: str = "yamb", dice: int | None = None, joker: str | None = Non
             raise UnknownPresetError(f"unknown joker option {joker!r}; choose free or forced")
     elif joker is not None:
         raise UnknownPresetError(f"preset {preset} has no joker option")
+    return _rules(preset, n_dice, joker)
+
+
+@cache
+def _rules(preset: str, n_dice: int, joker: str | None) -> Rules:
+    """The rules of a preset with its dice count and joker rule resolved, made once."""
+    spec = PRESETS[preset]
     tables = dice_tables(n_dice)
     scores = _score_table(spec, tables)
     scores.flags.writeable = False

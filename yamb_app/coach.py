@@ -16,6 +16,7 @@ from robo_players.coach.review import CLASSES, Decision, Review
 from robo_players.coach.values import Coach, make_coach
 from yamb.game import Game
 from yamb.layout import Layout
+from yamb.table import Table
 
 MAX_COACHES = 8
 MARKS = "*o+x#@%&"  # a player's mark in the chart
@@ -24,8 +25,7 @@ _coaches: OrderedDict[tuple, Coach] = OrderedDict()
 
 def coach_for(layout: Layout, name: str | None = None) -> Coach:
     """The coach of ``layout``'s table (``make_coach``), built once and kept."""
-    rules = layout.rules
-    key = (rules.name, rules.n_dice, rules.joker, layout.columns, layout.players, name)
+    key = (Table.of(layout), name)
     if key not in _coaches:
         _coaches[key] = make_coach(layout, name)
         while len(_coaches) > MAX_COACHES:

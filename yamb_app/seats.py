@@ -19,6 +19,7 @@ from robo_players.base import Player
 from robo_players.registry import PLAYERS, make_player, players_for
 from yamb.errors import YambError
 from yamb.layout import Layout
+from yamb.table import Table
 
 # Strongest first: the default bot is the first of these that the table takes.
 PREFERRED_BOTS = ("best", "expectimax", "smart", "greedy", "random")
@@ -41,11 +42,6 @@ def bot_names(layout: Layout) -> list[str]:
 def load_bot(spec: str, layout: Layout) -> Player:
     """The bot named ``spec`` in the registry, or stored in the weights file ``spec``, for ``layout``."""
     return make_player(spec, layout)
-
-
-def table_key(layout: Layout) -> tuple:
-    r = layout.rules
-    return r.name, r.n_dice, r.joker, tuple(layout.columns), layout.players
 
 
 class Bots:
@@ -74,7 +70,7 @@ class Bots:
     def player(self, bot: str, layout: Layout) -> Player:
         """The player of ``bot`` for ``layout``'s table, built on first use."""
         path = self._file(bot, layout)
-        key = (bot, None if path is None else path.stat().st_mtime_ns, table_key(layout))
+        key = (bot, None if path is None else path.stat().st_mtime_ns, Table.of(layout))
         if key in self._players:
             self._players.move_to_end(key)
             return self._players[key]

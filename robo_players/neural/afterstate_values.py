@@ -22,16 +22,15 @@ from robo_players.neural.guided import base_search, feature_cell_values
 from robo_players.neural.value_nets import ValueNet, ValuesFileError, ValueSpec, value_function
 from robo_players.search.lookahead import LookaheadPlayer, NextTables
 from yamb.layout import Layout
+from yamb.table import Table
 
 
 def afterstate_player(net: ValueNet, spec: ValueSpec, layout: Layout, name: str) -> LookaheadPlayer:
     """The base search of ``spec`` whose endings add the network's value of the table they leave."""
-    r = layout.rules
-    if (r.name, r.n_dice, r.joker, tuple(layout.columns)) != (spec.preset, spec.rules().n_dice, spec.joker,
-                                                              spec.columns):
-        raise ValuesFileError(f"{name}: an after-state network for {spec.preset} ({','.join(spec.columns)}, "
-                              f"{spec.rules().n_dice} dice), not this table ({r.name}, "
-                              f"{','.join(layout.columns)}, {r.n_dice} dice)")
+    table = Table.of(layout).solo
+    if table != spec.table:
+        raise ValuesFileError(f"{name}: an after-state network for {spec.table.describe()}, not for "
+                              f"{table.describe()}")
     values = feature_cell_values(layout)[None]
 
     value = value_function(net)  # the weights read once, not at every decision

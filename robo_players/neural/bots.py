@@ -22,6 +22,7 @@ from robo_players.base import Player
 from robo_players.search.expectimax import ExpectimaxPlayer
 from yamb.errors import YambError
 from yamb.layout import Layout
+from yamb.table import Table
 
 BOTS_DIR = Path(__file__).resolve().parent.parent / "bots"
 DIRECT_BOTS_DIR = BOTS_DIR / "direct"
@@ -30,9 +31,7 @@ SUFFIX = ".safetensors"
 
 def bot_name(layout: Layout) -> str:
     """The file name of the bot for ``layout``'s table."""
-    r = layout.rules
-    joker = f"-{r.joker}" if r.joker else ""
-    return f"{r.name}{joker}-{r.n_dice}d-{'-'.join(layout.columns)}{SUFFIX}"
+    return Table.of(layout).stem + SUFFIX
 
 
 def shipped_bots(bots_dir: Path = BOTS_DIR) -> list[str]:

@@ -20,6 +20,7 @@ from robo_players.neural.player import Forward
 from robo_players.neural.population import Population
 from robo_players.search.row_means import search_values
 from yamb.layout import Layout
+from yamb.table import Table
 
 
 def neural_player(spec: NetSpec, forward: Forward, cell_values: np.ndarray, name: str) -> Player:
@@ -48,10 +49,9 @@ def is_weights_file(name: str) -> bool:
 
 def check_table(path: Path, spec: NetSpec, layout: Layout) -> None:
     """A precise error when the file's network was evolved for another table."""
-    r = layout.rules
-    wanted = NetSpec.for_layout(spec.kind, layout, spec.hidden)
-    if (spec.preset, spec.columns, spec.dice, spec.joker) != (r.name, tuple(layout.columns), r.n_dice, r.joker):
-        raise WeightsFileError(f"{path} was evolved for {spec.table_name()}, not for {wanted.table_name()}")
+    wanted = Table.of(layout).solo
+    if spec.table != wanted:
+        raise WeightsFileError(f"{path} was evolved for {spec.table.describe()}, not for {wanted.describe()}")
 
 
 def file_spec(path: str | Path) -> NetSpec:

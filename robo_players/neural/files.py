@@ -287,5 +287,5 @@ def onnx_network(path: Path) -> tuple[NetSpec, OnnxForward, np.ndarray]:
     net = spec.build()
     shapes = [(i.name, i.shape[-1]) for i in session.get_inputs()] + [(o.name, o.shape[-1]) for o in session.get_outputs()]
     if shapes != [("features", net.n_inputs), ("outputs", net.n_outputs)]:
-        raise WeightsFileError(f"{path}: the graph does not fit a {spec.kind} network of {spec.table_name()}")
+        raise WeightsFileError(f"{path}: the graph does not fit a {spec.kind} network of {spec.table.describe()}")
     return spec, OnnxForward(session), _check_cell_values(path, spec, values)

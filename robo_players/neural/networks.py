@@ -25,8 +25,8 @@ from robo_players.search.cell_values import BONUS_MODELS
 from robo_players.search.column_exact import EXACT_KINDS
 from yamb.dice import FACES
 from yamb.errors import YambError
-from yamb.layout import Layout, layout
-from yamb.rules import rules
+from yamb.layout import Layout
+from yamb.table import Table
 
 KINDS = ("direct", "guided")
 DEFAULT_HIDDEN = (32,)
@@ -68,9 +68,9 @@ class NetSpec:
     @classmethod
     def for_layout(cls, kind: str, lay: Layout, hidden: tuple[int, ...] = DEFAULT_HIDDEN,
                    played: float = 0.0, bonus: str = "normal", exact: tuple[str, ...] = ()) -> NetSpec:
-        r = lay.rules
-        return cls(kind, r.name, tuple(lay.columns), r.n_dice, r.joker, tuple(int(h) for h in hidden),
-                   float(played), bonus, tuple(exact))
+        t = Table.of(lay).solo
+        return cls(kind, t.preset, t.columns, t.dice, t.joker, tuple(int(h) for h in hidden), float(played), bonus,
+                   tuple(exact))
 
     @classmethod
     def from_dict(cls, data: dict) -> NetSpec:
@@ -89,11 +89,13 @@ class NetSpec:
             del out["exact"]
         return out
 
-    def layout(self) -> Layout:
-        return layout(rules(self.preset, dice=self.dice, joker=self.joker), self.columns)
+    @property
+    def table(self) -> Table:
+        """The table the network plays."""
+        return Table(self.preset, self.dice, self.joker, self.columns)
 
-    def table_name(self) -> str:
-        return f"{self.preset} ({','.join(self.columns)}, {self.dice} dice)"
+    def layout(self) -> Layout:
+        return self.table.layout
 
     def build(self) -> DirectPolicyNet | CellValueNet:
         """A fresh network of this spec (weights from ``initial_genome`` are loaded separately)."""

@@ -25,12 +25,12 @@ from expected_scores.optimal_play import SolvedPlayer
 from expected_scores.solitaire import SolitaireSolution
 from expected_scores.upper_sum import reachable_upper
 from robo_players.neural.afterstate_values import afterstate_player
-from robo_players.neural.bots import BOTS_DIR, bot_name
-from robo_players.neural.bots import SUFFIX as BOT_SUFFIX
+from robo_players.neural.bots import BOTS_DIR
 from robo_players.neural.value_nets import AFTERSTATE, SUFFIX, ValueNet, ValuesFileError, load_values, value_function
 from yamb.errors import YambError
 from yamb.layout import Layout
 from yamb.rules import N_NUMBER_ROWS, Rules
+from yamb.table import Table
 
 VALUES_DIR = BOTS_DIR / "values"
 
@@ -98,16 +98,16 @@ def load_values_player(path: str | Path, layout: Layout) -> SolvedPlayer:
     net, spec, _ = load_values(Path(path))
     if spec.kind == AFTERSTATE:
         return afterstate_player(net, spec, layout, Path(path).stem)
-    r = layout.rules
-    if layout.columns != ("free",) or (r.name, r.joker) != (spec.preset, spec.joker):
+    table = Table.of(layout).solo
+    if table != spec.table:
         raise ValuesFileError(f"{path}: a value network for one free column of {spec.preset}, "
-                              f"not this table ({r.name}, {','.join(layout.columns)})")
-    return table_player(r, value_table(net, r), Path(path).stem)
+                              f"not this table ({table.preset}, {','.join(table.columns)})")
+    return table_player(layout.rules, value_table(net, layout.rules), Path(path).stem)
 
 
 def values_file(layout: Layout) -> Path:
     """The shipped values file of ``layout``'s table."""
-    return VALUES_DIR / bot_name(layout).replace(BOT_SUFFIX, SUFFIX)
+    return VALUES_DIR / (Table.of(layout).stem + SUFFIX)
 
 
 def values_bot_file(layout: Layout, values_dir: Path | None = None) -> Path:

@@ -29,9 +29,8 @@ from robo_players.neural.population import stacked_dense
 from yamb.atomic import write_atomically
 from yamb.errors import YambError
 from yamb.layout import Layout
-from yamb.layout import layout as make_layout
 from yamb.rules import Rules
-from yamb.rules import rules as make_rules
+from yamb.table import Table
 
 SUFFIX = ".npz"
 FILE_KIND = "yamb-state-values"
@@ -61,11 +60,16 @@ class ValueSpec:
     played: float = 0.0
     exact: tuple[str, ...] = ()
 
+    @property
+    def table(self) -> Table:
+        """The table the network values (``dice`` 0: the preset's)."""
+        return Table.named(self.preset, dice=self.dice or None, joker=self.joker, columns=self.columns)
+
     def rules(self) -> Rules:
-        return make_rules(self.preset, dice=self.dice or None, joker=self.joker)
+        return self.table.rules
 
     def layout(self) -> Layout:
-        return make_layout(self.rules(), self.columns)
+        return self.table.layout
 
     def n_inputs(self) -> int:
         if self.kind == AFTERSTATE:

@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else weights_file.with_suffix(f".{args.format}")
     save_weights(weights, out, args.format)
     spec = weights.spec
-    print(f"wrote {out} ({args.format}): {spec.kind} player for {spec.table_name()}, "
+    print(f"wrote {out} ({args.format}): {spec.kind} player for {spec.table.describe()}, "
           f"{weights.genome.size:,} weights, fitness {weights.info.get('fitness', float('nan')):.1f}")
     if args.format == "onnx":
         from robo_players.neural.onnx_meta import sidecar_path
@@ -80,7 +80,7 @@ def _check_run(run_dir: Path, weights_file: Path, spec: NetSpec) -> None:
         return s.kind, s.preset, s.columns, s.dice, s.joker, s.hidden
 
     def describe(s: NetSpec) -> str:
-        return f"a {s.kind} network (hidden {list(s.hidden)}) for {s.table_name()}"
+        return f"a {s.kind} network (hidden {list(s.hidden)}) for {s.table.describe()}"
 
     if shape(spec) != shape(run):
         raise WeightsFileError(f"{weights_file} holds {describe(spec)}, but {config_file} evolves {describe(run)}")
