@@ -96,7 +96,8 @@ def test_a_run_written_by_checkpoint_version_3_resumes_as_that_code_resumed_it(t
     shutil.copytree(RUNS_V3 / name, run_dir)
     expected = json.loads((RUNS_V3 / "resumed.json").read_text())[name]
     state = resume(run_dir, {})
-    assert state.generation == 2
+    assert state.generation == 2 and state.config.recipe == ("direct" if name == "ga" else "quick")  # run_preset
+    assert "recipe = " in (run_dir / "config.toml").read_text()
     result = evolve(state, run_dir)
     logbook = pd.read_csv(run_dir / "logbook.csv")
     assert {k: logbook[k].tolist() for k in expected["logbook"]} == expected["logbook"]
