@@ -14,11 +14,11 @@ CMA-ES, separable CMA-ES and the OpenAI ES, one generation (ask/tell)::
     play the population; hall of fame; logbook
     toolbox.update(population)                          # strategy.update
 
-The strategies: ``cma`` is CMA-ES with a full covariance (``evolution.cma_es``,
+The strategies: ``cma`` is CMA-ES with a full covariance (``evolution.strategies.cma_es``,
 DEAP's ``cma.Strategy`` with sums the same on every machine; at most
 ``CMA_MAX_WEIGHTS`` weights); ``sep-cma`` is separable CMA-ES
-(``evolution.sep_cma``: a diagonal covariance) and ``es`` the OpenAI
-evolution strategy (``evolution.openai_es``: mirrored noise, centered ranks,
+(``evolution.strategies.sep_cma``: a diagonal covariance) and ``es`` the OpenAI
+evolution strategy (``evolution.strategies.openai_es``: mirrored noise, centered ranks,
 Adam on the mean), both linear in the number of weights.
 
 Every generation rolls new dice, so every individual, elite included, is
@@ -54,8 +54,8 @@ from evolution.evaluate import (
     reference_scores,
 )
 from evolution.individual import Individual
-from evolution.operators import cx_blend, cx_sbx, mut_gaussian
 from evolution.state import RunState
+from evolution.strategies.operators import cx_blend, cx_sbx, mut_gaussian
 from robo_players.measure.compare import paired_difference
 from robo_players.neural.population import genome_size
 

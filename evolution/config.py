@@ -1,7 +1,7 @@
-"""The settings of an evolution run: defaults, the ``quick`` and ``full`` presets, TOML files.
+"""The settings of an evolution run: defaults, the run recipes (``quick``, ``full``, ...), TOML files.
 
 A run's settings are built in layers: the defaults of ``EvolveConfig``, then a
-preset, then a TOML file (flat ``key = value`` lines with the field names
+run recipe (``RECIPES``), then a TOML file (flat ``key = value`` lines with the field names
 below), then command-line overrides. The run directory keeps the result as
 ``config.toml``, which ``--resume`` reads back.
 """
@@ -15,7 +15,7 @@ import tomllib
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
-from evolution.genes import GENES
+from evolution.strategies.genes import GENES
 from robo_players.neural.networks import KINDS
 from robo_players.search.cell_values import BONUS_MODELS
 from robo_players.search.column_exact import EXACT_KINDS
@@ -36,8 +36,9 @@ _FLOAT = re.compile(r"[ \t]*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[ \
                     re.IGNORECASE)  # ASCII (float() also reads '٣.٥' and '1_0'); inf and nan are refused by validate
 KIND_NAMES = {"int": "a whole number (ASCII digits)", "float": "a number (ASCII digits)",
               "list[int]": "whole numbers (ASCII digits), comma-separated", "list[str]": "a list of names"}
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # run_preset: it begins the run directory's name
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # recipe: it begins the run directory's name
 INIT_SETTINGS = ("player", "hidden", "played", "bonus", "exact")  # what from_init may take from the init file
+OLD_NAMES = {"run_preset": "recipe"}  # settings under their names of earlier versions (config.toml, checkpoints)
 LIMITS = {"generations": 1_000_000, "hall_of_fame": 1_000, "tournament": 1_000, "workers": 1_024, "threads": 1_024}
 
 
@@ -48,9 +49,9 @@ class ConfigError(YambError):
 @dataclass(frozen=True)
 class EvolveConfig:
     """Every setting of a run. ``game``, ``columns``, ``dice`` and ``joker`` choose the table
-    (empty or 0: the preset's default); ``run_preset`` records which preset the run started from."""
+    (empty or 0: the game preset's default); ``recipe`` records which run recipe the run started from."""
 
-    run_preset: str = "custom"
+    recipe: str = "custom"
     # the table
     game: str = "yamb"
     columns: list[str] = field(default_factory=list)
@@ -66,7 +67,7 @@ class EvolveConfig:
     init: str = ""  # start from this weights file's genome and cell values ("best": the shipped bot); "" fresh
     from_init: list[str] = field(default_factory=list)  # settings of INIT_SETTINGS taken from the init file
     open_cells: str = "played"  # what the network reads for open cells: the last generation's averages, or the start's
-    genes: str = "all"  # the weights evolved: all, or the output layer's biases of the init network (evolution/genes.py)
+    genes: str = "all"  # the weights evolved: all, or the output layer's biases of the init network (evolution/strategies/genes.py)
     # the algorithm
     algorithm: str = "ga"
     population: int = 200
@@ -110,9 +111,9 @@ class EvolveConfig:
         floats = [f.name for f in fields(self) if f.type == "float" and not math.isfinite(getattr(self, f.name))]
         large = [name for name, limit in LIMITS.items() if getattr(self, name) > limit]
         checks = [
-            (_NAME.fullmatch(self.run_preset) is not None,
-             f"run_preset must be a name of letters, digits, '.', '_' and '-' (it begins the run directory's "
-             f"name), not {shown(self.run_preset)}"),
+            (_NAME.fullmatch(self.recipe) is not None,
+             f"recipe must be a name of letters, digits, '.', '_' and '-' (it begins the run directory's "
+             f"name), not {shown(self.recipe)}"),
             (not floats, f"{', '.join(floats)} must be a finite number, not {getattr(self, floats[0]) if floats else ''}"),
             (not large, f"{large[0] if large else ''} must be at most {LIMITS[large[0]] if large else 0:,}"),
             (self.population * self.games <= MAX_GAMES_PER_BATCH
@@ -174,8 +175,13 @@ class EvolveConfig:
                 raise ConfigError(message)
         return self
 
+    def __setstate__(self, state: dict) -> None:
+        """A config unpickled from a checkpoint, its settings' old names read as today's (``OLD_NAMES``)."""
+        for name, value in state.items():
+            object.__setattr__(self, OLD_NAMES.get(name, name), value)
 
-PRESETS: dict[str, dict] = {
+
+RECIPES: dict[str, dict] = {  # the run recipes of yamb evolve --recipe
     # about three minutes on two cores: the search-guided player, from expectimax, visibly improved by CMA-ES
     "quick": dict(player="guided", hidden=[4], algorithm="cma", population=16, games=100, cma_sigma=0.03,
                   generations=60, hall_of_fame=2, final_games=1000, workers=2),
@@ -235,14 +241,16 @@ def _integer(value: object) -> int:
 
 
 def with_settings(config: EvolveConfig, settings: dict) -> EvolveConfig:
-    """``config`` with ``settings`` (name to value, values may be strings) applied."""
-    return replace(config, **{k: _coerce(k, v) for k, v in settings.items()})
+    """``config`` with ``settings`` (name to value, values may be strings; the old names of ``OLD_NAMES`` too) applied."""
+    named = {OLD_NAMES.get(k, k): v for k, v in settings.items()}
+    return replace(config, **{k: _coerce(k, v) for k, v in named.items()})
 
 
-def from_preset(name: str) -> EvolveConfig:
-    if name not in PRESETS:
-        raise ConfigError(f"unknown run recipe {name!r}; choose from {', '.join(PRESETS)}")
-    return with_settings(EvolveConfig(run_preset=name), PRESETS[name])
+def from_recipe(name: str) -> EvolveConfig:
+    """The settings of the run recipe ``name`` (``RECIPES``) over the defaults."""
+    if name not in RECIPES:
+        raise ConfigError(f"unknown run recipe {name!r}; choose from {', '.join(RECIPES)}")
+    return with_settings(EvolveConfig(recipe=name), RECIPES[name])
 
 
 def read_toml(path: Path) -> dict:

@@ -22,17 +22,11 @@ from deap import base
 from evolution.algorithms import play, strategy_mean
 from evolution.evaluate import FINAL, dice_seed, reference_scores
 from evolution.individual import Individual
+from evolution.run_dir import BEST_FILE, FITNESS_PLOT, HALL_OF_FAME_FILE, SCORES_PLOT, SUMMARY_FILE, RunDir
 from evolution.state import RunState
 from robo_players.measure.compare import paired_difference
 from robo_players.measure.simulate import summary
-from robo_players.neural.files import NeuralWeights, save_weights, write_atomically, write_npz
-
-LOGBOOK_FILE = "logbook.csv"
-BEST_FILE = "best.pt"
-HALL_OF_FAME_FILE = "hall_of_fame.npz"
-SUMMARY_FILE = "summary.json"
-FITNESS_PLOT = "fitness.png"
-SCORES_PLOT = "scores.png"
+from robo_players.neural.files import NeuralWeights, save_weights, write_npz
 
 
 @dataclass
@@ -83,11 +77,6 @@ def _selected(member: Individual) -> float | None:
     return member.fitness.values[0] if member.fitness.valid else None
 
 
-def write_logbook(state: RunState, run_dir: Path) -> None:
-    frame = pd.DataFrame(list(state.logbook), columns=state.logbook.header)
-    write_atomically(run_dir / LOGBOOK_FILE, lambda tmp: frame.to_csv(tmp, index=False))
-
-
 def new_axes(height: float = 4.0):
     """A figure and its axes, drawn without a display."""
     import matplotlib
@@ -129,13 +118,13 @@ def plot_scores(best: np.ndarray, reference: np.ndarray, path: Path) -> None:
     save_plot(fig, ax, path, "final score", "games", "final scores on fresh dice")
 
 
-def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_seconds: float, verdict: dict) -> dict:
+def write_results(state: RunState, check: FinalCheck, run_dir: RunDir, check_seconds: float, verdict: dict) -> dict:
     """Best weights, hall of fame, plots and summary (with ``verdict``, evolution.verdict) of a finished run;
     returns the summary."""
     c = state.config
     members = check.members
     best, best_scores = members[check.best], check.scores[check.best]
-    info = {"fitness": float(best_scores.mean()), "seed": c.seed, "run_preset": c.run_preset,
+    info = {"fitness": float(best_scores.mean()), "seed": c.seed, "run_preset": c.recipe,  # the weights file key keeps its first name
             "generation": state.generation, "games": c.final_games}
     save_weights(NeuralWeights(state.spec, np.asarray(best, dtype=np.float32),
                                best.cell_values.astype(np.float32), info), run_dir / BEST_FILE)
@@ -146,10 +135,10 @@ def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_secon
                                                              for m in members]),
                         "final_mean": check.scores.mean(axis=1)})
 
-    write_atomically(run_dir / HALL_OF_FAME_FILE, write_hall)
+    run_dir.write(HALL_OF_FAME_FILE, write_hall)
     frame = pd.DataFrame(list(state.logbook), columns=state.logbook.header)
-    write_atomically(run_dir / FITNESS_PLOT, lambda tmp: plot_fitness(frame, tmp))
-    write_atomically(run_dir / SCORES_PLOT, lambda tmp: plot_scores(best_scores, check.expectimax, tmp))
+    run_dir.write(FITNESS_PLOT, lambda tmp: plot_fitness(frame, tmp))
+    run_dir.write(SCORES_PLOT, lambda tmp: plot_scores(best_scores, check.expectimax, tmp))
     # "cma_mean": the candidate is the strategy's mean (cma, sep-cma or es); the key keeps its first name;
     # "incumbent": the run's incumbent (accept_games), the first candidate
 
@@ -173,5 +162,5 @@ def write_results(state: RunState, check: FinalCheck, run_dir: Path, check_secon
         "best_minus_expectimax": paired_difference(best_scores, check.expectimax),
         "verdict": verdict,
     }
-    write_atomically(run_dir / SUMMARY_FILE, lambda tmp: tmp.write_text(json.dumps(result, indent=2) + "\n"))
+    run_dir.write(SUMMARY_FILE, lambda tmp: tmp.write_text(json.dumps(result, indent=2) + "\n"))
     return result

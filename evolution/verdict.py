@@ -21,7 +21,8 @@ from evolution.algorithms import play_counted
 from evolution.config import EvolveConfig
 from evolution.evaluate import FINAL, Task, dice_seed, reference_played
 from evolution.individual import Individual
-from evolution.state import RunState, expected_cell_values, init_weights, starting_point
+from evolution.run_dir import BEST_FILE
+from evolution.state import RunState
 from robo_players.measure.compare import paired_difference
 from robo_players.measure.simulate import summary
 from robo_players.search.lookahead import SUFFIX
@@ -31,14 +32,8 @@ SIGNIFICANCE = 0.05
 
 
 def starting_genome(state: RunState) -> tuple[np.ndarray, np.ndarray]:
-    """The genome and cell values the run started from: the ``init`` file's, or the first genome a
-    fresh run draws (the CMA-ES centroid, the GA's first individual) with the shipped expectations."""
-    c = state.config
-    start = starting_point(c, state.spec)
-    if start is not None:
-        return start
-    genome = state.spec.build().initial_genome(np.random.default_rng(c.seed)).astype(np.float64)
-    return genome, expected_cell_values(state.spec)
+    """The genome and cell values the run started from (``evolution.planning.starting_point``)."""
+    return state.start.genome, state.start.cell_values
 
 
 def start_strength(state: RunState, toolbox: base.Toolbox) -> list[str]:
@@ -61,7 +56,7 @@ def start_strength(state: RunState, toolbox: base.Toolbox) -> list[str]:
     if c.open_cells == "played":
         lines.append("from generation 2 its network reads the last generation's averages for open cells, not the "
                      "file's values (a fitted network loses about a point so); --set open_cells=fixed keeps them")
-    ours, theirs = state.spec, init_weights(c, state.spec).spec
+    ours, theirs = state.spec, state.start.spec
     changed = [f"{name} {getattr(ours, name)} (the file's: {getattr(theirs, name)})"
                for name in ("played", "bonus", "exact") if getattr(ours, name) != getattr(theirs, name)]
     if changed:
@@ -98,7 +93,7 @@ def _start_player(c: EvolveConfig) -> str:
 def play_command(state: RunState, run_dir: Path) -> str:
     """The ``yamb play`` command that seats the run's best player."""
     c = state.config
-    parts = ["yamb play --bot", str(Path(run_dir) / "best.pt") + lookahead_suffix(c.lookahead)]
+    parts = ["yamb play --bot", str(Path(run_dir) / BEST_FILE) + lookahead_suffix(c.lookahead)]
     if c.game != "yamb":
         parts.append(f"--preset {c.game}")
     if c.dice:

@@ -36,11 +36,13 @@ import numpy as np
 from deap import cma
 
 from evolution.algorithms import make_toolbox, record
-from evolution.config import from_preset, with_settings
+from evolution.config import from_recipe, with_settings
 from evolution.evaluate import GENERATION, Task, dice_seed, init_worker, play_task, reference_scores
 from evolution.individual import Individual
+from evolution.planning import plan
 from evolution.run import evolve, start
-from evolution.state import new_state, save_checkpoint
+from evolution.run_dir import RunDir
+from evolution.state import new_state
 
 LARGE = 512  # the CMA-ES update is also timed at this population, for the model's population term
 BACKENDS = {"workers 1": dict(workers=1), "workers 2": dict(workers=2), "ray 2": dict(backend="ray", workers=2)}
@@ -48,7 +50,7 @@ BACKENDS = {"workers 1": dict(workers=1), "workers 2": dict(workers=2), "ray 2":
 
 def seconds_per_generation(settings: dict, generations: int) -> tuple[list[float], float]:
     """The wall seconds of each generation after the first of a short ``full`` run, and the first's."""
-    config = with_settings(from_preset("full"), {**settings, "generations": generations, "final_games": 10})
+    config = with_settings(from_recipe("full"), {**settings, "generations": generations, "final_games": 10})
     marks = [time.perf_counter()]
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = Path(tmp) / "run"
@@ -74,9 +76,9 @@ def cma_seconds(state, population: int, repeats: int) -> float:
 
 def parts(population: int, games: int, repeats: int) -> dict:
     """Seconds of the parts of one ``full`` generation in one process, and its bytes."""
-    config = with_settings(from_preset("full"), {"population": population, "games": games, "final_games": 10})
+    config = with_settings(from_recipe("full"), {"population": population, "games": games, "final_games": 10})
     init_worker(1)  # one torch and numba thread, as in a run's worker
-    state = new_state(config)
+    state = new_state(plan(config))
     toolbox = make_toolbox(state)
     seed = dice_seed(config.seed, GENERATION, 0)
     times: dict[str, list[float]] = {k: [] for k in ("play", "expectimax", "generate", "update", "hall_of_fame",
@@ -105,7 +107,7 @@ def parts(population: int, games: int, repeats: int) -> dict:
             toolbox.update(population_)
             times["update"].append(time.perf_counter() - t)
             t = time.perf_counter()
-            save_checkpoint(state, Path(tmp))
+            RunDir(Path(tmp)).save_checkpoint(state)
             times["checkpoint"].append(time.perf_counter() - t)
     seconds = {k: float(np.median(v[1:])) for k, v in times.items()}
     return {

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from evolution.config import from_preset, with_settings
+from evolution.config import from_recipe, with_settings
 from evolution.run import evolve, start
 
 
@@ -36,7 +36,7 @@ def main() -> None:
     settings = dict(player=args.player, algorithm=args.algorithm, population=args.population,
                     games=args.games, generations=args.generations, hidden=args.hidden,
                     workers=args.workers, threads=args.threads, final_games=10, hall_of_fame=1)
-    config = with_settings(from_preset("direct"), settings)
+    config = with_settings(from_recipe("direct"), settings)
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = Path(tmp) / "run"
         evolve(start(config, run_dir), run_dir)

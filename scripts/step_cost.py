@@ -21,7 +21,7 @@ import os
 import numpy as np
 
 from evolution.evaluate import Task, init_worker, play_task
-from evolution.genes import GENES, gene_index
+from evolution.strategies.genes import GENES, gene_index
 from robo_players.measure.compare import paired_difference
 from robo_players.neural.bots import BOTS_DIR, bot_name
 from robo_players.neural.files import load_weights

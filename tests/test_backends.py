@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evolution.config import from_preset, with_settings
+from evolution.config import from_recipe, with_settings
 from evolution.run import evolve, resume, start
-from evolution.state import load_checkpoint
+from evolution.run_dir import RunDir
 from robo_players.neural.files import load_weights
 from tests.programs import error_lines, require_binary
 from tests.servers import free_port, loopback_network
@@ -60,11 +60,11 @@ def test_one_process_two_processes_and_ray_give_the_same_run(tmp_path: Path) -> 
     assert_same_run(tmp_path / "one", tmp_path / "two")
     assert_same_run(tmp_path / "one", tmp_path / "ray")
     assert len(pd.read_csv(tmp_path / "ray" / "logbook.csv")) == 5
-    assert load_checkpoint(tmp_path / "ray").config.backend == "ray"
+    assert RunDir(tmp_path / "ray").load_checkpoint().config.backend == "ray"
 
 
 def test_a_resume_may_change_the_backend(tmp_path: Path) -> None:
-    config = with_settings(from_preset("quick"), dict(population=4, games=2, generations=1, hidden="2",
+    config = with_settings(from_recipe("quick"), dict(population=4, games=2, generations=1, hidden="2",
                                                       final_games=4, hall_of_fame=1, elite=1))
     evolve(start(config, tmp_path), tmp_path)
     state = resume(tmp_path, {"generations": 2, "backend": "ray", "ray_address": "10.0.0.1:6379", "workers": 8})

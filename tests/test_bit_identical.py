@@ -44,7 +44,7 @@ import pandas as pd
 import pytest
 
 from evolution import evaluate
-from evolution.config import from_preset, with_settings
+from evolution.config import from_recipe, with_settings
 from evolution.evaluate import Task, play_task
 from evolution.run import evolve, start
 from expected_scores.solitaire import solve_solitaire
@@ -229,7 +229,7 @@ def population(player_name: str, table_name: str = "yamb") -> tuple[dict, str]:
 def evolution_run(name: str) -> tuple[dict, None]:
     """The logbook's scores (``LOGBOOK_SCORES`` of every generation) and the hall of fame of a tiny run."""
     preset = "direct" if name.startswith("quick") else "full"  # 8bdff37's "quick" is main's "direct"
-    config = with_settings(from_preset(preset), TINY_RUNS[name])
+    config = with_settings(from_recipe(preset), TINY_RUNS[name])
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = Path(tmp) / "run"
         evolve(start(config, run_dir), run_dir)

@@ -144,13 +144,13 @@ def test_every_option_with_a_default_says_it_in_its_help() -> None:
         assert "weights file" not in " ".join(commands[name].format_help().split()), name
 
 
-def test_evolve_help_names_every_preset(capsys: pytest.CaptureFixture[str]) -> None:
-    from evolution.config import PRESETS
+def test_evolve_help_names_every_recipe(capsys: pytest.CaptureFixture[str]) -> None:
+    from evolution.config import RECIPES
     from yamb_app.cli import main
 
     assert main(["evolve", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    for name in PRESETS:
+    for name in RECIPES:
         assert f"{name} (" in text, name
 
 
@@ -310,14 +310,17 @@ def test_a_setting_given_by_a_flag_and_by_set_is_refused(capsys: pytest.CaptureF
 
 
 @pytest.mark.parametrize("value", ["../../../x", "/tmp/x", "a/b", "..", ""])
-def test_run_preset_cannot_lead_the_run_out_of_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+def test_the_recipe_cannot_lead_the_run_out_of_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                    monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    """``recipe`` begins the run directory's name; under its old name ``run_preset`` (a config
+    file of an earlier version) it is read and checked the same."""
     work = tmp_path / "a" / "b" / "c"
     work.mkdir(parents=True)
     monkeypatch.chdir(work)
-    (work / "run.toml").write_text(f'run_preset = "{value}"\n')
-    for args in (["--set", f"run_preset={value}"], ["--config", "run.toml"]):
-        assert "run_preset must be a name" in refused_in_one_line(capsys, ["evolve", *args])
+    for name in ("recipe", "run_preset"):
+        (work / "run.toml").write_text(f'{name} = "{value}"\n')
+        for args in (["--set", f"{name}={value}"], ["--config", "run.toml"]):
+            assert "recipe must be a name" in refused_in_one_line(capsys, ["evolve", *args])
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["a", "b", "c", "run.toml"]  # nothing written
 
 
@@ -348,8 +351,8 @@ def test_a_missing_optional_package_names_its_extra(tmp_path: Path, capsys: pyte
 
 def test_preset_is_the_game_in_every_command() -> None:
     """One meaning per option name: ``--preset`` takes a game wherever it exists; the run recipe is ``--recipe``."""
-    from evolution.config import PRESETS as RECIPES
-    from evolution.sweep_space import SPACES
+    from evolution.config import RECIPES
+    from evolution.sweeps.space import SPACES
     from yamb.presets import PRESETS as GAMES
 
     parser = build_parser()
@@ -376,10 +379,10 @@ def test_old_spellings_are_read_with_a_one_line_note(capsys: pytest.CaptureFixtu
 
 def test_sweep_quick_plays_the_player_of_evolve_quick() -> None:
     """The sweep's quick space used to run the direct player (about 130 on Yatzy) under evolve's recipe name."""
-    from evolution.config import from_preset
-    from evolution.sweep_space import SPACES, trial_config
+    from evolution.config import from_recipe
+    from evolution.sweeps.space import SPACES, trial_config
 
-    quick = from_preset("quick")
+    quick = from_recipe("quick")
     for algorithm, hidden in (("cma", "4"), ("ga", "8")):
         trial = trial_config(SPACES["quick"], {"algorithm": algorithm, "hidden": hidden}, seed=0)
         assert (trial.player, trial.played, trial.bonus, trial.lookahead) == \
@@ -501,10 +504,10 @@ def test_the_first_compile_is_said_on_stderr() -> None:
 
 
 def test_run_directories_name_the_game() -> None:
-    from evolution.config import from_preset, with_settings
+    from evolution.config import from_recipe, with_settings
     from evolution.run import default_run_dir
 
-    config = with_settings(from_preset("quick"), {"game": "yatzy"})
+    config = with_settings(from_recipe("quick"), {"game": "yatzy"})
     assert default_run_dir(config, Path("runs")).name.startswith("quick-yatzy-")
 
 

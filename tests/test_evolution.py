@@ -10,10 +10,13 @@ import pandas as pd
 import pytest
 
 from evolution.algorithms import make_toolbox, play
-from evolution.config import ConfigError, EvolveConfig, from_preset, to_toml, with_settings
+from evolution.checkpoint import CheckpointError
+from evolution.config import ConfigError, EvolveConfig, from_recipe, to_toml, with_settings
 from evolution.individual import Individual
-from evolution.run import default_run_dir, evolve, resume, run_lock, start
-from evolution.state import CHECKPOINT, CheckpointError, load_checkpoint, new_state, save_checkpoint
+from evolution.planning import plan
+from evolution.run import default_run_dir, evolve, resume, start
+from evolution.run_dir import CHECKPOINT, RunDir
+from evolution.state import new_state
 from robo_players.base import play as play_games
 from robo_players.measure.luck import LuckCounter
 from robo_players.measure.simulate import simulate
@@ -29,7 +32,7 @@ TINY = dict(population=6, games=3, generations=3, hidden="4", final_games=8, hal
 
 
 def tiny(**settings) -> EvolveConfig:
-    return with_settings(from_preset("direct"), {**TINY, **settings})
+    return with_settings(from_recipe("direct"), {**TINY, **settings})
 
 
 class Interrupted(Exception):
@@ -81,7 +84,7 @@ def resumes_exactly(config: EvolveConfig, tmp_path: Path) -> dict:
     cut = tmp_path / "cut"
     with pytest.raises(Interrupted):
         evolve(start(config, cut), cut, stop_after(1))
-    assert load_checkpoint(cut).generation == 1
+    assert RunDir(cut).load_checkpoint().generation == 1
     resumed = evolve(resume(cut, {}), cut)
     assert_same(outputs(tmp_path / "whole"), outputs(cut))
     assert resumed["best"] == whole["best"]
@@ -91,7 +94,7 @@ def resumes_exactly(config: EvolveConfig, tmp_path: Path) -> dict:
 def test_the_hall_of_fame_ranks_by_advantage_over_expectimax_on_the_same_dice(tmp_path: Path) -> None:
     evolve(start(tiny(generations=3), tmp_path), tmp_path)
     logbook = pd.read_csv(tmp_path / "logbook.csv")
-    state = load_checkpoint(tmp_path)
+    state = RunDir(tmp_path).load_checkpoint()
     assert state.hall_of_fame[0].fitness.values[0] == pytest.approx((logbook["max"] - logbook["expectimax"]).max())
     assert logbook["expectimax"].nunique() == 3  # new dice every generation
 
@@ -100,7 +103,7 @@ def test_the_hall_of_fame_ranks_by_advantage_over_expectimax_on_the_same_dice(tm
 def test_the_strategy_mean_is_checked_with_the_hall_of_fame_on_the_same_fresh_dice(tmp_path: Path,
                                                                                    algorithm: str) -> None:
     result = evolve(start(tiny(algorithm=algorithm, game="yatzy", hidden="2"), tmp_path), tmp_path)
-    state = load_checkpoint(tmp_path)
+    state = RunDir(tmp_path).load_checkpoint()
     checked = result["candidates"]
     assert len(checked) == len(state.hall_of_fame) + 1
     assert [c["cma_mean"] for c in checked] == [False] * len(state.hall_of_fame) + [True]
@@ -118,7 +121,7 @@ def test_games_per_individual_may_change_on_resume(tmp_path: Path) -> None:
     with pytest.raises(Interrupted):
         evolve(start(tiny(), tmp_path), tmp_path, stop_after(1))
     evolve(resume(tmp_path, {"games": 5}), tmp_path)
-    assert load_checkpoint(tmp_path).config.games == 5 and len(pd.read_csv(tmp_path / "logbook.csv")) == 3
+    assert RunDir(tmp_path).load_checkpoint().config.games == 5 and len(pd.read_csv(tmp_path / "logbook.csv")) == 3
 
 
 def test_a_finished_run_can_be_extended(tmp_path: Path) -> None:
@@ -133,7 +136,7 @@ def test_a_finished_run_can_be_extended(tmp_path: Path) -> None:
 
 
 def test_the_population_scores_do_not_depend_on_the_workers_split() -> None:
-    state = new_state(tiny())
+    state = new_state(plan(tiny()))
     genomes = np.asarray(state.population)
     values = np.tile(state.cell_values, (len(genomes), 1))
     one, cells = play(make_toolbox(state), state, genomes, values, 4, seed=11)
@@ -146,10 +149,10 @@ def test_the_population_scores_do_not_depend_on_the_workers_split() -> None:
 def test_a_new_run_that_fails_before_saving_leaves_no_folder(tmp_path: Path, capsys, monkeypatch) -> None:
     import evolution.run
 
-    def fails(config, run_dir):
+    def fails(plan):
         raise YambError("the disk is full")
 
-    monkeypatch.setattr(evolution.run, "start", fails)
+    monkeypatch.setattr(evolution.run, "new_state", fails)
     assert main(["evolve", "--recipe", "direct", "--out", str(tmp_path / "new")]) == 2
     assert "the disk is full" in capsys.readouterr().err
     assert not (tmp_path / "new").exists()
@@ -164,7 +167,7 @@ def test_with_look_ahead_a_member_plays_as_alone_whatever_the_split(tmp_path: Pa
     its own, and what the run's best player scores with ``+lookahead`` outside evolution."""
     config = tiny(player="guided", game="yatzy", lookahead=2, population=4, games=12, hidden="4", bonus="exact",
                   played=0.6, generations=1, final_games=12)
-    state = new_state(config)
+    state = new_state(plan(config))
     rng = np.random.default_rng(3)
     genomes = (np.asarray(state.population) + rng.standard_normal((4, len(state.population[0]))) * 0.3)
     values = np.tile(state.cell_values, (4, 1))
@@ -183,7 +186,7 @@ def test_with_look_ahead_a_member_plays_as_alone_whatever_the_split(tmp_path: Pa
 
 
 def test_individuals_share_their_dice_and_generations_do_not() -> None:
-    state = new_state(tiny(population=2))
+    state = new_state(plan(tiny(population=2)))
     same = np.tile(np.asarray(state.population[:1]), (2, 1))
     values = np.tile(state.cell_values, (2, 1))
     toolbox = make_toolbox(state)
@@ -210,12 +213,12 @@ def test_individuals_share_their_dice_and_generations_do_not() -> None:
 )
 def test_bad_settings_are_refused(settings: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        new_state(tiny(**settings))
+        new_state(plan(tiny(**settings)))
 
 
 @pytest.mark.parametrize("algorithm", ["sep-cma", "es"])
 def test_the_linear_strategies_take_networks_too_large_for_cma(algorithm: str) -> None:
-    state = new_state(tiny(algorithm=algorithm, hidden="64"))
+    state = new_state(plan(tiny(algorithm=algorithm, hidden="64")))
     weights = state.strategy.centroid.size
     assert weights > 2000 and len(make_toolbox(state).generate()) == 6
     assert np.array_equal(state.strategy.centroid, state.spec.build().initial_genome(np.random.default_rng(0)))
@@ -241,11 +244,11 @@ def test_resume_refuses_changed_settings_and_damaged_checkpoints(tmp_path: Path)
 
 
 def test_default_run_directory_and_presets(tmp_path: Path) -> None:
-    quick = from_preset("quick").validate()
+    quick = from_recipe("quick").validate()
     assert default_run_dir(quick, tmp_path).name.startswith("quick-")
-    assert from_preset("full").validate().player == "guided"
+    assert from_recipe("full").validate().player == "guided"
     with pytest.raises(ConfigError, match="unknown run recipe 'slow'"):
-        from_preset("slow")
+        from_recipe("slow")
 
 
 @pytest.mark.slow
@@ -268,7 +271,7 @@ def test_a_run_can_start_from_a_weights_file(tmp_path: Path) -> None:
     first = tmp_path / "first"
     evolve(start(tiny(generations=2), first), first)
     saved = load_weights(first / "best.pt")
-    state = new_state(tiny(init=str(first / "best.pt"), seed=3))
+    state = new_state(plan(tiny(init=str(first / "best.pt"), seed=3)))
     assert np.array_equal(state.population[0], saved.genome) and np.array_equal(state.cell_values, saved.cell_values)
     assert not np.array_equal(state.population[1], saved.genome)  # the rest are mutants of it
     games, seed = 6, 99
@@ -277,7 +280,7 @@ def test_a_run_can_start_from_a_weights_file(tmp_path: Path) -> None:
     alone = simulate(layout, load_player(first / "best.pt", layout), games, seed=seed)
     assert np.array_equal(scores[0], alone)
 
-    cma_state = new_state(tiny(algorithm="cma", game="yatzy", hidden="8", player="guided", played=0.6, init="best"))
+    cma_state = new_state(plan(tiny(algorithm="cma", game="yatzy", hidden="8", player="guided", played=0.6, init="best")))
     shipped = load_weights(BOTS_DIR / bot_name(cma_state.spec.layout()))
     assert np.array_equal(cma_state.strategy.centroid, shipped.genome)
 
@@ -293,19 +296,19 @@ def test_a_run_can_start_from_a_weights_file(tmp_path: Path) -> None:
 )
 def test_a_bad_starting_point_is_refused(settings: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
-        new_state(tiny(**settings))
+        new_state(plan(tiny(**settings)))
 
 
 def test_a_run_directory_is_worked_in_by_one_process_at_a_time(tmp_path: Path, capsys) -> None:
     run = tmp_path / "run"
-    with run_lock(run):
+    with RunDir(run).lock():
         with pytest.raises(ConfigError, match=f"{run} is in use by another process \\(pid \\d+\\)"):
-            with run_lock(run):
+            with RunDir(run).lock():
                 pass
         (run / "config.toml").write_text(to_toml(tiny()))  # a run, started
         assert main(["evolve", "--resume", str(run)]) == 2
         assert "is in use by another process" in capsys.readouterr().err
-    with run_lock(run):  # released with the first holder
+    with RunDir(run).lock():  # released with the first holder
         pass
     assert main(["evolve", "--resume", str(tmp_path / "nothing")]) == 2
     assert "no such run directory" in capsys.readouterr().err and not (tmp_path / "nothing").exists()
@@ -316,7 +319,7 @@ def test_a_cma_checkpoint_restores_the_strategy_bit_for_bit(tmp_path: Path) -> N
     """The loaded CMA-ES strategy holds the covariance, its eigenvectors, the paths and its generator's
     state as saved: it draws the very samples the running strategy draws next."""
     config = tiny(algorithm="cma", game="yatzy", hidden="8")
-    state = new_state(config)
+    state = new_state(plan(config))
     strategy = state.strategy
     rng = np.random.default_rng(0)
     while strategy.update_count < strategy.eigen_every + 1:  # past an eigendecomposition
@@ -325,8 +328,8 @@ def test_a_cma_checkpoint_restores_the_strategy_bit_for_bit(tmp_path: Path) -> N
             ind.fitness.values = (float(rng.normal()),)
         strategy.update(population)
     assert not np.array_equal(strategy.B, np.eye(len(strategy.centroid)))
-    save_checkpoint(state, tmp_path)
-    loaded = load_checkpoint(tmp_path).strategy
+    RunDir(tmp_path).save_checkpoint(state)
+    loaded = RunDir(tmp_path).load_checkpoint().strategy
     for name in ("C", "B", "diagD", "pc", "ps", "centroid"):
         assert getattr(loaded, name).tobytes() == getattr(strategy, name).tobytes(), name
     assert (loaded.sigma, loaded.update_count) == (strategy.sigma, strategy.update_count)
@@ -340,7 +343,7 @@ def test_a_start_from_a_file_is_measured_and_a_changed_search_is_said(tmp_path: 
     first = tmp_path / "first"
     evolve(start(tiny(generations=1, player="guided", game="yatzy", hidden="2", played=0.6), first), first)
     file = str(first / "best.pt")
-    polish = with_settings(from_preset("polish"), dict(init=file, game="yatzy", population=4, games=3, generations=1,
+    polish = with_settings(from_recipe("polish"), dict(init=file, game="yatzy", population=4, games=3, generations=1,
                                                        final_games=8, games_max=6, reevaluate=2, accept_games=4))
     state, lines = start(polish, tmp_path / "polish"), []
     assert (state.config.player, state.config.hidden, state.config.played) == ("guided", [2], 0.6)
@@ -367,7 +370,7 @@ def test_with_luck_selection_reads_the_scores_less_their_luck_and_the_verdict_gi
     config = tiny(game="yatzy", player="guided", hidden="2", algorithm="cma", games=4, final_games=60,
                   luck="expectimax", **NOISE)
     whole = resumes_exactly(config, tmp_path)
-    state = new_state(config)
+    state = new_state(plan(config))
     toolbox = make_toolbox(state)
     genomes = np.stack([np.asarray(ind) for ind in toolbox.generate()])[:2]
     cell_values = np.tile(state.cell_values, (2, 1))
@@ -390,9 +393,9 @@ def test_with_luck_selection_reads_the_scores_less_their_luck_and_the_verdict_gi
 
 def test_luck_must_name_a_search_player_of_the_table() -> None:
     with pytest.raises(ConfigError, match="luck: .*valued by a search player"):
-        new_state(tiny(game="yatzy", luck="greedy"))
+        new_state(plan(tiny(game="yatzy", luck="greedy")))
     with pytest.raises(ConfigError, match="luck: unknown player 'nobody'"):
-        new_state(tiny(game="yatzy", luck="nobody"))
+        new_state(plan(tiny(game="yatzy", luck="nobody")))
 
 
 def test_open_cells_fixed_keeps_the_start_values_that_played_moves(tmp_path: Path) -> None:
@@ -401,10 +404,10 @@ def test_open_cells_fixed_keeps_the_start_values_that_played_moves(tmp_path: Pat
     start_values = {}
     for mode in ("played", "fixed"):
         config = tiny(game="yatzy", player="guided", hidden="2", algorithm="cma", generations=2, open_cells=mode)
-        state = new_state(config)
+        state = new_state(plan(config))
         start_values[mode] = state.cell_values.copy()
         evolve(state, tmp_path / mode, None)
-        after = load_checkpoint(tmp_path / mode).cell_values
+        after = RunDir(tmp_path / mode).load_checkpoint().cell_values
         assert np.array_equal(after, start_values[mode]) == (mode == "fixed"), mode
     assert np.array_equal(start_values["played"], start_values["fixed"])
     with pytest.raises(ConfigError, match="open_cells must be one of played, fixed, not 'moving'"):
@@ -413,11 +416,11 @@ def test_open_cells_fixed_keeps_the_start_values_that_played_moves(tmp_path: Pat
 
 def test_a_checkpoint_of_the_code_before_is_refused_in_one_line(tmp_path: Path) -> None:
     """Version 2 checkpoints (torch's forward pass, DEAP's CMA-ES) would not go on as their runs began."""
-    state = new_state(tiny())
-    save_checkpoint(state, tmp_path)
+    state = new_state(plan(tiny()))
+    RunDir(tmp_path).save_checkpoint(state)
     path = tmp_path / CHECKPOINT
     header, _, payload = path.read_bytes().partition(b"\n")
     words = header.split()
     path.write_bytes(b" ".join([words[0], b"2", *words[2:]]) + b"\n" + payload)
-    with pytest.raises(CheckpointError, match="checkpoint version 2, this program reads 3"):
-        load_checkpoint(tmp_path)
+    with pytest.raises(CheckpointError, match="checkpoint version 2, this program reads 3 and 4"):
+        RunDir(tmp_path).load_checkpoint()

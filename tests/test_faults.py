@@ -20,11 +20,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evolution import run as run_module
+from evolution.checkpoint import CheckpointError
 from evolution.config import ConfigError
 from evolution.individual import Individual
 from evolution.run import evolve, resume, start
-from evolution.state import CHECKPOINT, CheckpointError, load_checkpoint
+from evolution.run_dir import CHECKPOINT, RunDir
 from robo_players.base import play
 from robo_players.random_player import RandomPlayer
 from tests.programs import error_lines
@@ -195,14 +195,14 @@ def test_a_damaged_checkpoint_is_refused_naming_the_file(tmp_path: Path, capsys:
         damaged[position] ^= 1 << int(rng.integers(8))
         (run / CHECKPOINT).write_bytes(bytes(damaged))
         with pytest.raises(CheckpointError, match="damaged checkpoint \\(its content does not match its SHA-256\\)"):
-            load_checkpoint(run)
+            RunDir(run).load_checkpoint()
     damaged = bytearray(good)
     damaged[header_length - 5] ^= 1  # a flipped digest
     (run / CHECKPOINT).write_bytes(bytes(damaged))
     assert main(["evolve", "--resume", str(run), "--generations", "3"]) == 2
     assert f"{run / CHECKPOINT}: damaged checkpoint" in one_line_error(capsys)
     (run / CHECKPOINT).write_bytes(good)
-    assert load_checkpoint(run).generation == 2
+    assert RunDir(run).load_checkpoint().generation == 2
 
 
 def test_killed_between_the_last_checkpoint_and_its_logbook_row_resumes_with_every_row(
@@ -211,18 +211,18 @@ def test_killed_between_the_last_checkpoint_and_its_logbook_row_resumes_with_eve
     config = tiny()
     evolve(start(config, tmp_path / "whole"), tmp_path / "whole")
     cut = tmp_path / "cut"
-    real_write_logbook = run_module.write_logbook
+    real_write_logbook = RunDir.write_logbook
 
-    def killed_on_the_last(state, run_dir) -> None:
+    def killed_on_the_last(run_dir, state) -> None:
         if state.generation == config.generations:
             raise KeyboardInterrupt  # the process dies here: the checkpoint is written, the row is not
-        real_write_logbook(state, run_dir)
+        real_write_logbook(run_dir, state)
 
     with monkeypatch.context() as patch:
-        patch.setattr(run_module, "write_logbook", killed_on_the_last)
+        patch.setattr(RunDir, "write_logbook", killed_on_the_last)
         with pytest.raises(KeyboardInterrupt):
             evolve(start(config, cut), cut)
-    assert load_checkpoint(cut).generation == config.generations
+    assert RunDir(cut).load_checkpoint().generation == config.generations
     assert len(pd.read_csv(cut / "logbook.csv")) == config.generations - 1
     evolve(resume(cut, {}), cut)
     logbook = pd.read_csv(cut / "logbook.csv")
@@ -283,7 +283,7 @@ def test_a_full_disk_in_evolve_is_one_line_and_the_last_checkpoint_stays_whole(
     monkeypatch.setattr(atomic.os, "fsync", fsync)
     assert main(["evolve", "--resume", str(run), "--generations", "2"]) == 2
     assert f"cannot write {run / CHECKPOINT}: No space left on device" in one_line_error(capsys)
-    assert (run / CHECKPOINT).read_bytes() == saved and load_checkpoint(run).generation == 1
+    assert (run / CHECKPOINT).read_bytes() == saved and RunDir(run).load_checkpoint().generation == 1
     assert not [p for p in run.iterdir() if p.name.endswith(".tmp")]
     out = tmp_path / "best.onnx"
     full_for[:] = [out.name, "sweep.json", "config.toml"]
@@ -320,14 +320,14 @@ def fill(disk: Path) -> None:
 
 @pytest.mark.slow
 def test_a_real_full_disk(small_disk: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    from evolution.sweep import prepare
-    from evolution.sweep_space import SPACES
-    from evolution.sweep_study import settle_settings
+    from evolution.sweeps.space import SPACES
+    from evolution.sweeps.study import settle_settings
+    from evolution.sweeps.sweep import prepare
     from tests.test_sweep import TINY
 
     monkeypatch.setitem(SPACES, "tiny", TINY)
     sweep = small_disk / "sweep"  # its settings and study made, no trial yet
-    prepare(sweep, settle_settings(sweep, {"preset": "tiny", "pruner": "none", "seed": None, "storage": None}, {}))
+    prepare(sweep, settle_settings(sweep, {"recipe": "tiny", "pruner": "none", "seed": None, "storage": None}, {}))
     run = small_disk / "run"
     assert main(["evolve", "--out", str(run), *TINY_ARGS]) == 0
     capsys.readouterr()
@@ -335,7 +335,7 @@ def test_a_real_full_disk(small_disk: Path, capsys: pytest.CaptureFixture[str], 
     fill(small_disk)
     assert main(["evolve", "--resume", str(run), "--generations", "2"]) == 2
     assert f"cannot write {run}/" in one_line_error(capsys)
-    assert (run / CHECKPOINT).read_bytes() == saved and load_checkpoint(run).generation == 1
+    assert (run / CHECKPOINT).read_bytes() == saved and RunDir(run).load_checkpoint().generation == 1
     for fmt in ("pt", "safetensors", "onnx", "npz"):
         out = small_disk / f"best.{fmt}"
         assert main(["export", str(run), "--format", fmt, "--out", str(out)]) == 2

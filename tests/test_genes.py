@@ -10,9 +10,10 @@ import torch
 from deap import cma
 
 from evolution.config import INIT_SETTINGS, ConfigError
-from evolution.genes import SubspaceStrategy, gene_index
 from evolution.individual import Individual
-from evolution.state import check_size, net_spec
+from evolution.planning import check_size
+from evolution.state import net_spec
+from evolution.strategies.genes import SubspaceStrategy, gene_index
 from robo_players.neural.bots import BOTS_DIR, bot_name
 from robo_players.neural.files import load_weights
 from robo_players.neural.networks import KINDS, NetSpec

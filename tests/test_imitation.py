@@ -258,13 +258,14 @@ def test_cli_writes_a_file_that_compare_and_evolve_accept(tmp_path):
     compare = subprocess.run([sys.executable, "-m", "yamb", "compare", str(out), "greedy", "--preset", "yatzy",
                               "--games", "20", "--json"], capture_output=True, text=True)
     assert compare.returncode == 0, compare.stderr
-    from evolution.config import from_preset, with_settings
+    from evolution.config import from_recipe, with_settings
+    from evolution.planning import plan
     from evolution.state import new_state
     from robo_players.neural.files import load_weights
 
     settings = {"game": "yatzy", "hidden": [8], "init": str(out), "elite": 1, "population": 4}
-    config = with_settings(from_preset("direct-imitation"), settings)
-    state = new_state(config)
+    config = with_settings(from_recipe("direct-imitation"), settings)
+    state = new_state(plan(config))
     weights = load_weights(out)
     np.testing.assert_array_equal(state.population[0], weights.genome.astype(np.float64))
     np.testing.assert_array_equal(state.cell_values, weights.cell_values.astype(np.float64))

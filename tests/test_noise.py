@@ -15,12 +15,14 @@ import numpy as np
 import pytest
 
 from evolution.algorithms import GENERATIONS, challenge, make_toolbox
-from evolution.config import from_preset, with_settings
+from evolution.config import from_recipe, with_settings
 from evolution.evaluate import CHALLENGE, Outcome, Task, dice_seed
 from evolution.individual import Individual
 from evolution.noise import next_games, rank_change_measure
+from evolution.planning import plan
 from evolution.report import FinalCheck
-from evolution.state import RunState, new_state, new_strategy
+from evolution.state import RunState, new_state
+from evolution.strategies import new_strategy
 
 DIM, GAME_SD, SHARED_SD = 10, 5.0, 20.0
 OPTIMUM = np.full(DIM, 0.5)
@@ -49,10 +51,10 @@ def synthetic_play(task: Task) -> Outcome:
 
 def run(seed: int, **settings) -> RunState:
     """100 generations of separable CMA-ES (population 10, 10 games each, step 0.1) from ``START``."""
-    config = with_settings(from_preset("direct"), {
+    config = with_settings(from_recipe("direct"), {
         "population": 10, "games": 10, "generations": 100, "player": "guided", "hidden": "1", "game": "yatzy",
         "algorithm": "sep-cma", "cma_sigma": 0.1, "seed": seed, **settings}).validate()
-    state = new_state(config)
+    state = new_state(plan(config))
     state.strategy = new_strategy(config, START)
     if state.incumbent is not None:
         state.incumbent = Individual(START)
@@ -95,10 +97,10 @@ def test_a_mean_worse_than_the_incumbent_is_put_back_on_it(seed: int) -> None:
 
 
 def test_a_challenger_better_on_one_set_of_dice_only_is_not_accepted() -> None:
-    config = with_settings(from_preset("direct"), {
+    config = with_settings(from_recipe("direct"), {
         "population": 10, "games": 10, "player": "guided", "hidden": "1", "game": "yatzy",
         "algorithm": "sep-cma", "cma_sigma": 0.1, "seed": 3, "accept_games": 2000}).validate()
-    state = new_state(config)
+    state = new_state(plan(config))
     state.incumbent = Individual(START)
     state.incumbent.cell_values = state.cell_values.copy()
     lucky = dice_seed(config.seed, CHALLENGE, 0)

@@ -3,12 +3,15 @@ the command that continues it, and two identical runs write the same bytes."""
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from evolution import run as run_module
-from evolution.run import evolve, start
+from evolution.run import evolve, resume, start
 from tests.test_evolution import tiny
 from tests.test_faults import TINY_ARGS, one_line_error
 from yamb_app.cli import main
@@ -82,3 +85,22 @@ def test_two_identical_runs_write_the_same_best_player_and_hall_of_fame(tmp_path
         evolve(start(config, tmp_path / name), tmp_path / name)
     for name in ("best.pt", "hall_of_fame.npz"):
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
+
+
+RUNS_V3 = Path(__file__).parent / "data" / "runs_v3"  # written by 45441a4 (checkpoint version 3): make.py
+
+
+@pytest.mark.parametrize("name", ["cma", "sep-cma", "ga"])
+def test_a_run_written_by_checkpoint_version_3_resumes_as_that_code_resumed_it(tmp_path: Path, name: str) -> None:
+    run_dir = tmp_path / name
+    shutil.copytree(RUNS_V3 / name, run_dir)
+    expected = json.loads((RUNS_V3 / "resumed.json").read_text())[name]
+    state = resume(run_dir, {})
+    assert state.generation == 2 and state.config.recipe == ("direct" if name == "ga" else "quick")  # run_preset
+    assert "recipe = " in (run_dir / "config.toml").read_text()
+    result = evolve(state, run_dir)
+    logbook = pd.read_csv(run_dir / "logbook.csv")
+    assert {k: logbook[k].tolist() for k in expected["logbook"]} == expected["logbook"]
+    assert (result["best"]["mean"], result["best"]["candidate"]) == (expected["best"], expected["candidate"])
+    assert [c["final_mean"] for c in result["candidates"]] == expected["final_means"]
+    assert {k: result["verdict"][k] for k in expected["verdict"]} == expected["verdict"]

@@ -27,9 +27,9 @@ import pytest
 import torch
 from numpy._core._multiarray_umath import __cpu_features__
 
-from evolution.cma_es import CMAStrategy
 from evolution.individual import Individual
-from evolution.operators import cx_sbx
+from evolution.strategies.cma_es import CMAStrategy
+from evolution.strategies.operators import cx_sbx
 from robo_players.neural.dense import BLOCK
 from robo_players.neural.networks import NetSpec
 from robo_players.neural.population import Population, genome_size, load_genome

@@ -10,8 +10,8 @@ import pytest
 from deap import cma
 
 from evolution.individual import Individual
-from evolution.openai_es import OpenAIES, centered_ranks
-from evolution.sep_cma import SepCMAStrategy
+from evolution.strategies.openai_es import OpenAIES, centered_ranks
+from evolution.strategies.sep_cma import SepCMAStrategy
 
 Function = Callable[[np.ndarray], float]
 

@@ -11,13 +11,13 @@ import pandas as pd
 import pytest
 from optuna.trial import TrialState
 
-from evolution import sweep
 from evolution.config import ALGORITHMS, CMA_MAX_WEIGHTS, ConfigError, EvolveConfig, read_toml, with_settings
 from evolution.run import evolve, start
-from evolution.state import load_checkpoint, net_spec
-from evolution.sweep import RUN_DIR, finished_trials, objective, prepare, run_sweep
-from evolution.sweep_space import SPACES, SearchSpace, check_space, suggest, trial_config
-from evolution.sweep_study import (
+from evolution.run_dir import RunDir
+from evolution.state import net_spec
+from evolution.sweeps import sweep
+from evolution.sweeps.space import SPACES, SearchSpace, check_space, suggest, trial_config
+from evolution.sweeps.study import (
     SweepError,
     SweepSettings,
     open_storage,
@@ -25,6 +25,7 @@ from evolution.sweep_study import (
     settle_settings,
     write_settings,
 )
+from evolution.sweeps.sweep import RUN_DIR, finished_trials, objective, prepare, run_sweep
 from robo_players.neural.population import genome_size
 from yamb_app.cli import main
 
@@ -33,7 +34,7 @@ TINY = SearchSpace(base="direct", population=(4, 6), games=(4, 6), generations=(
 
 
 def tiny_settings(pruner: str = "none") -> SweepSettings:
-    return SweepSettings(space=TINY, preset="tiny", pruner=pruner, study="tiny")
+    return SweepSettings(space=TINY, recipe="tiny", pruner=pruner, study="tiny")
 
 
 def rerun(run_dir: Path, out: Path) -> float:
@@ -100,7 +101,7 @@ def test_a_pruned_trial_stops_its_run_after_the_saved_generation(tmp_path: Path)
     assert trial.state == TrialState.PRUNED
     assert list(trial.intermediate_values) == [1]
     run_dir = tmp_path / trial.user_attrs[RUN_DIR]
-    assert load_checkpoint(run_dir).generation == 1
+    assert RunDir(run_dir).load_checkpoint().generation == 1
     assert not (run_dir / "summary.json").exists()
 
 
@@ -133,11 +134,20 @@ def test_a_space_saved_before_algorithms_were_listed_draws_ga_and_cma() -> None:
         check_space(replace(space, algorithms=("ga", "pso")))
 
 
+def test_a_sweep_json_of_an_earlier_version_names_its_recipe_preset(tmp_path: Path) -> None:
+    write_settings(tmp_path, tiny_settings())
+    path = tmp_path / "sweep.json"
+    data = json.loads(path.read_text())
+    data["preset"] = data.pop("recipe")
+    path.write_text(json.dumps(data))
+    assert read_settings(tmp_path) == tiny_settings()
+
+
 def test_settings_are_kept_and_a_resume_refuses_other_ones(tmp_path: Path) -> None:
-    assert settle_settings(tmp_path, {"preset": None, "seed": 3}).space == SPACES["quick"]
+    assert settle_settings(tmp_path, {"recipe": None, "seed": 3}).space == SPACES["quick"]
     write_settings(tmp_path, tiny_settings())
     assert read_settings(tmp_path) == tiny_settings()
-    assert settle_settings(tmp_path, {"preset": None, "pruner": "none"}) == tiny_settings()
+    assert settle_settings(tmp_path, {"recipe": None, "pruner": "none"}) == tiny_settings()
     with pytest.raises(SweepError, match="started with pruner 'none', not 'median'"):
         settle_settings(tmp_path, {"pruner": "median"})
     with pytest.raises(SweepError, match="started with fixed settings {'game': 'yatzy'}"):

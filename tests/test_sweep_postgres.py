@@ -16,9 +16,9 @@ import pytest
 from optuna.trial import TrialState
 from sqlalchemy.pool import NullPool
 
-from evolution.sweep import RUN_DIR
-from evolution.sweep_study import OBJECTIVE
-from evolution.sweep_worker import FINISHED, WORKER, trial_number
+from evolution.sweeps.study import OBJECTIVE
+from evolution.sweeps.sweep import RUN_DIR
+from evolution.sweeps.worker import FINISHED, WORKER, trial_number
 from tests.servers import postgres_server
 
 TRIALS = 4
@@ -85,7 +85,7 @@ def test_two_sweeps_on_postgresql_one_killed_and_restarted(tmp_path: Path) -> No
 
 
 def test_the_objective_is_named(tmp_path: Path) -> None:
-    from evolution.sweep import prepare
+    from evolution.sweeps.sweep import prepare
     from tests.test_sweep import tiny_settings
 
     study = prepare(tmp_path, tiny_settings())

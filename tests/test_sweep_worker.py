@@ -10,8 +10,8 @@ from pathlib import Path
 import optuna
 from optuna.trial import TrialState
 
-from evolution.sweep_study import open_storage, retry_callback
-from evolution.sweep_worker import (
+from evolution.sweeps.study import open_storage, retry_callback
+from evolution.sweeps.worker import (
     DUPLICATE_OF,
     WORKER,
     fail_lost_trials,

@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evolution.config import from_preset, with_settings
+from evolution.config import from_recipe, with_settings
+from evolution.planning import plan
 from evolution.run import evolve, resume, start
-from evolution.state import load_checkpoint, new_state
+from evolution.run_dir import RunDir
+from evolution.state import new_state
 from evolution.verdict import SIGNIFICANCE, starting_genome, verdict_lines, verdict_of
 from robo_players.measure.compare import paired_difference
 from robo_players.measure.simulate import simulate
@@ -57,9 +59,9 @@ def test_the_verdict_pairs_the_evolved_player_with_both_references() -> None:
 
 @pytest.mark.parametrize("algorithm", ["ga", "cma", "sep-cma", "es"])
 def test_the_starting_genome_is_generation_zeros(algorithm: str) -> None:
-    config = with_settings(from_preset("direct"), dict(algorithm=algorithm, game="yatzy", hidden="2",
+    config = with_settings(from_recipe("direct"), dict(algorithm=algorithm, game="yatzy", hidden="2",
                                                        population=4, seed=9))
-    state = new_state(config)
+    state = new_state(plan(config))
     genome, values = starting_genome(state)
     first = state.strategy.centroid if algorithm != "ga" else state.population[0]
     assert np.array_equal(genome, np.asarray(first)) and np.array_equal(values, state.cell_values)
@@ -70,7 +72,7 @@ QUICK = dict(population=4, games=3, generations=3, final_games=8, workers=1)
 
 @pytest.mark.slow
 def test_the_quick_preset_resumes_exactly_and_its_verdict_is_played_on_common_dice(tmp_path: Path) -> None:
-    config = with_settings(from_preset("quick"), QUICK)
+    config = with_settings(from_recipe("quick"), QUICK)
     assert config.player == "guided" and config.played == 0  # starts exactly at expectimax
     whole = evolve(start(config, tmp_path / "whole"), tmp_path / "whole")
     cut = tmp_path / "cut"
@@ -85,7 +87,7 @@ def test_the_quick_preset_resumes_exactly_and_its_verdict_is_played_on_common_di
     assert v["start_player"] == "expectimax"
     # the zero network plays exactly like expectimax, so on common dice the two rows are the same games
     assert v["start"] == v["expectimax"] and v["evolved_minus_start"] == v["evolved_minus_expectimax"]
-    lay = load_checkpoint(cut).spec.layout()
+    lay = RunDir(cut).load_checkpoint().spec.layout()
     alone = simulate(lay, load_player(cut / "best.pt", lay), v["games"], seed=v["seed"])
     assert v["evolved"]["mean"] == pytest.approx(alone.mean())
     assert v["play"] == f"yamb play --bot {cut}/best.pt"

@@ -169,7 +169,7 @@ def storage(text: str) -> str:
     Optuna journal: not a file of another kind)."""
     if "://" in text:
         return text
-    from evolution.sweep_study import check_journal
+    from evolution.sweeps.study import check_journal
 
     path = output_file(text)
     check_journal(path)

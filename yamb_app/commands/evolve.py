@@ -57,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _old_spellings(args: argparse.Namespace, recipes: dict) -> None:
     """``--preset RECIPE`` and ``--game GAME``, the spellings before ``--recipe`` and ``--preset GAME``:
     read as the new ones, with a one-line note on stderr."""
-    from evolution.config import ConfigError
+    from evolution import ConfigError
 
     if args.game in recipes:
         if args.recipe is not None:
@@ -75,7 +75,7 @@ def _old_spellings(args: argparse.Namespace, recipes: dict) -> None:
 
 def _changes(args: argparse.Namespace) -> dict:
     """The settings given by ``--set`` and by the flags; a setting given twice is refused."""
-    from evolution.config import ConfigError, parse_assignments
+    from evolution import ConfigError, parse_assignments
 
     changes: dict = parse_assignments(args.set)
     for flag, setting, _, _ in OVERRIDES:
@@ -88,27 +88,12 @@ def _changes(args: argparse.Namespace) -> dict:
     return changes
 
 
-def _check_before_writing(config) -> None:
-    """What would fail once the run directory exists: Ray missing, a network too large for the
-    algorithm, an ``init`` file of another shape (after ``from_init`` took what it names from it),
-    a ``luck`` that names no search player."""
-    from evolution.backends import import_ray
-    from evolution.state import adopt_init, check_luck, check_size, net_spec, starting_point
-
-    if config.backend == "ray":
-        import_ray()
-    config = adopt_init(config)
-    check_size(config, net_spec(config))
-    starting_point(config, net_spec(config))
-    check_luck(config, net_spec(config))
-
-
 def _heading(state, run_dir) -> str:
     """What a new run evolves (as its start file's settings made it), how and for how long."""
     c = state.config
     part = ""
     if c.genes != "all":
-        from evolution.genes import gene_index
+        from evolution import gene_index
 
         part = f", its output layer's biases ({len(gene_index(state.spec, c.genes)):,} of its weights)"
     return (f"run directory {run_dir}: {c.player} player for {c.game} (hidden {c.hidden}){part}, "
@@ -162,38 +147,31 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from evolution.config import PRESETS, from_preset, read_toml, with_settings
-    from evolution.report import candidates
-    from evolution.run import default_run_dir, discard_unsaved, evolve, is_run, resume, run_lock, start
-    from evolution.verdict import verdict_lines
+    import evolution
 
-    _old_spellings(args, PRESETS)
+    _old_spellings(args, evolution.RECIPES)
     changes = _changes(args)
     console = Console()
     if args.resume:
         run_dir = Path(args.resume)
         if args.recipe is not None or args.config is not None:
             raise options.ArgumentError("a resumed run keeps its recipe and settings; drop --recipe and --config")
-        if changes.get("backend") == "ray":
-            from evolution.backends import import_ray
-
-            import_ray()
     else:
-        config = from_preset(args.recipe or DEFAULT_RECIPE)
+        config = evolution.from_recipe(args.recipe or DEFAULT_RECIPE)
         if args.config:
-            config = with_settings(config, read_toml(Path(args.config)))
-        config = with_settings(config, changes).validate()
-        _check_before_writing(config)
-        run_dir = Path(args.out) if args.out else default_run_dir(config)
+            config = evolution.with_settings(config, evolution.read_toml(Path(args.config)))
+        plan = evolution.plan(evolution.with_settings(config, changes))  # all that can refuse it, before writing
+        run_dir = Path(args.out) if args.out else evolution.default_run_dir(plan.config)
+    where = evolution.RunDir(run_dir)
     columns = (TextColumn("[bold]generation"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     new_directory = not args.resume and not run_dir.exists()
     try:
-        with stop_on_sigterm(), run_lock(run_dir, create=not args.resume):
+        with stop_on_sigterm(), where.lock(create=not args.resume):
             if args.resume:
-                state = resume(run_dir, changes)
+                state = evolution.resume(run_dir, changes)
                 show(console, f"resuming {run_dir} after generation {state.generation}")
             else:
-                state = start(config, run_dir)
+                state = evolution.start(plan, run_dir)
                 show(console, _heading(state, run_dir))
             c = state.config
             print(f"yamb evolve: starting {c.workers} worker process{'es' if c.workers > 1 else ''} "
@@ -212,26 +190,26 @@ def run(args: argparse.Namespace) -> int:
                     if state.generation == state.config.generations:
                         members = "the hall of fame" if state.incumbent is None else "the incumbent"
                         show(progress.console,
-                             f"checking {len(candidates(state))} candidates ({members}"
+                             f"checking {len(evolution.candidates(state))} candidates ({members}"
                              f"{', the strategy mean' if state.strategy is not None else ''}) and "
                              f"expectimax on {state.config.final_games:,} fresh games each")
 
-                result = evolve(state, run_dir, report, lambda line: show(progress.console, line))
+                result = evolution.evolve(state, run_dir, report, lambda line: show(progress.console, line))
     except KeyboardInterrupt as stop:
         how, code = stopped(stop)
-        if is_run(run_dir):
+        if where.is_run():
             print(f"yamb evolve: {how}; continue with: yamb evolve --resume {run_dir}", file=sys.stderr)
         else:
             if new_directory:
-                discard_unsaved(run_dir)
+                where.discard_unsaved()
             print(f"yamb evolve: {how} before the run saved anything; run the same command to start it again",
                   file=sys.stderr)
         return code
     except Exception:
         if new_directory:
-            discard_unsaved(run_dir)  # a new run that failed before it saved anything leaves no folder behind
+            where.discard_unsaved()  # a new run that failed before it saved anything leaves no folder behind
         raise
-    for line in verdict_lines(result["verdict"]):
+    for line in evolution.verdict_lines(result["verdict"]):
         show(console, line)
     times["end"] = time.perf_counter()
     show(console, _where_the_time_went(times, result))

@@ -42,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import optuna
 
-    from evolution.sweep_study import SweepError
+    from evolution.sweeps.study import SweepError
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)  # a failed trial's error ends the sweep in one line
     words = list(args.words)
@@ -69,8 +69,8 @@ def sweep(args: argparse.Namespace, directory: str | None) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from evolution.config import parse_assignments
-    from evolution.sweep import run_sweep
-    from evolution.sweep_study import SweepError, settle_settings
+    from evolution.sweeps.study import SweepError, settle_settings
+    from evolution.sweeps.sweep import run_sweep
 
     _old_preset(args)
     path = Path(directory or f"sweeps/{args.recipe or 'quick'}")
@@ -79,12 +79,12 @@ def sweep(args: argparse.Namespace, directory: str | None) -> int:
         if "game" in fixed:
             raise SweepError(f"--preset {args.preset} and --set game={fixed['game']} both set the game; give it once")
         fixed["game"] = args.preset
-    settings = settle_settings(path, {"preset": args.recipe, "pruner": args.pruner, "seed": args.seed,
+    settings = settle_settings(path, {"recipe": args.recipe, "pruner": args.pruner, "seed": args.seed,
                                       "storage": args.storage}, fixed)
     trials = DEFAULT_TRIALS if args.trials is None else args.trials
     console = Console()
     fixed_text = "".join(f", {key}={value}" for key, value in settings.space.settings.items())
-    show(console, f"sweep {path}: recipe {settings.preset}{fixed_text}, pruner {settings.pruner}, "
+    show(console, f"sweep {path}: recipe {settings.recipe}{fixed_text}, pruner {settings.pruner}, "
                   f"seed {settings.seed}, study {settings.study!r} in {settings.storage or path / 'sweep.db'}")
     columns = (TextColumn("[bold]trials"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.description}"))
@@ -114,8 +114,8 @@ def sweep(args: argparse.Namespace, directory: str | None) -> int:
 
 def _old_preset(args: argparse.Namespace) -> None:
     """``--preset RECIPE``, the spelling before ``--recipe``: read as ``--recipe`` with a one-line note."""
-    from evolution.sweep_space import SPACES
-    from evolution.sweep_study import SweepError
+    from evolution.sweeps.space import SPACES
+    from evolution.sweeps.study import SweepError
 
     if args.preset in SPACES:
         if args.recipe is not None:
@@ -130,7 +130,7 @@ def print_best(console, study, top: int) -> None:
     """The trial counts and a table of the best complete trials."""
     from rich.table import Table
 
-    from evolution.sweep_report import best_trials, state_counts, trial_row
+    from evolution.sweeps.report import best_trials, state_counts, trial_row
 
     counts = ", ".join(f"{n} {state}" for state, n in sorted(state_counts(study).items()))
     table = Table(title=f"study {study.study_name}: {counts}")
@@ -152,9 +152,9 @@ def report(args: argparse.Namespace, directory: str) -> int:
 
     from rich.console import Console
 
-    from evolution.sweep import RUN_DIR
-    from evolution.sweep_report import PLOTS_DIR, best_trials, write_plots
-    from evolution.sweep_study import SweepError, load_study, read_settings
+    from evolution.sweeps.report import PLOTS_DIR, best_trials, write_plots
+    from evolution.sweeps.study import SweepError, load_study, read_settings
+    from evolution.sweeps.sweep import RUN_DIR
 
     path = Path(directory)
     settings = read_settings(path)

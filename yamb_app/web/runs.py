@@ -20,8 +20,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evolution.report import BEST_FILE, LOGBOOK_FILE
-from evolution.run import CONFIG_FILE
+from evolution.run_dir import BEST_FILE, CONFIG_FILE, LOGBOOK_FILE
 from robo_players.neural.files import load_weights
 from yamb.errors import YambError
 from yamb_app.seats import RUN_BOT_PREFIX

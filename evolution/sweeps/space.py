@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, fields
 
 import optuna
 
-from evolution.config import ALGORITHMS, CMA_MAX_WEIGHTS, ConfigError, EvolveConfig, from_preset, with_settings
+from evolution.config import ALGORITHMS, CMA_MAX_WEIGHTS, ConfigError, EvolveConfig, from_recipe, with_settings
 from evolution.state import net_spec
 from robo_players.neural.population import genome_size
 
@@ -49,7 +49,7 @@ PER_TRIAL = ("final_games", "seed", "workers", "threads")  # the evolution setti
 
 @dataclass(frozen=True)
 class SearchSpace:
-    """Ranges of the drawn settings, on top of the evolution preset ``base``."""
+    """Ranges of the drawn settings, on top of the run recipe ``base``."""
 
     base: str
     population: tuple[int, int]
@@ -79,7 +79,7 @@ SPACES: dict[str, SearchSpace] = {
     # populations, few games, a handful of generations
     "quick": SearchSpace(base="quick", population=(8, 40), games=(8, 40), generations=(4, 12),
                          ga_hidden=("8", "16", "8,8"), cma_hidden=("2", "4"), final_games=500, algorithms=ALGORITHMS),
-    # hours: the evolution preset ``full`` (the search-guided player) and its budgets
+    # hours: the run recipe ``full`` (the search-guided player) and its budgets
     "full": SearchSpace(base="full", population=(32, 256), games=(50, 200), generations=(50, 200),
                         ga_hidden=("8", "16", "32", "16,16"), cma_hidden=("4", "8"), final_games=10_000,
                         algorithms=ALGORITHMS),
@@ -134,7 +134,7 @@ def trial_config(space: SearchSpace, settings: dict[str, object], seed: int) -> 
     are the parallelism.
     """
     per_trial = {"final_games": space.final_games, "seed": seed, "workers": 1, "threads": 1}
-    return with_settings(from_preset(space.base), {**space.settings, **settings, **per_trial}).validate()
+    return with_settings(from_recipe(space.base), {**space.settings, **settings, **per_trial}).validate()
 
 
 def check_space(space: SearchSpace) -> None:

@@ -18,7 +18,7 @@ finished trial):
   (Optuna's ``fail_stale_trials``: a lost machine).
 
 Two copies of one trial number can still be queued (an older failure retried
-by two sweeps started at once, see ``evolution.sweep.retry_failed``): the
+by two sweeps started at once, see ``evolution.sweeps.sweep.retry_failed``): the
 copy a worker takes runs only if it is the first unfailed copy of its
 number; any other is failed at once as a duplicate (system attribute
 ``duplicate_of``) and not retried.
@@ -28,7 +28,7 @@ running or waiting: it fails stale trials and runs their retries, so none is
 left running for good while a worker lives.
 
 A pruned trial has no value: the value is always the objective, the final
-check's mean score (``sweep_study.OBJECTIVE``); the generation means are the
+check's mean score (``study.OBJECTIVE``); the generation means are the
 intermediate values.
 """
 
@@ -45,7 +45,7 @@ import optuna
 from optuna.storages._heartbeat import get_heartbeat_thread, is_heartbeat_enabled  # what study.optimize uses
 from optuna.trial import FrozenTrial, TrialState
 
-from evolution.sweep_study import heartbeat_seconds, retry_callback
+from evolution.sweeps.study import heartbeat_seconds, retry_callback
 
 FINISHED = (TrialState.COMPLETE, TrialState.PRUNED)
 WORKER = "worker"  # user attribute: host:pid:start:trial of the process running the trial

@@ -16,11 +16,15 @@ the checkpoints and the saved player see whole networks as in any other run.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from evolution.individual import Individual
 from robo_players.neural.networks import NetSpec
+
+if TYPE_CHECKING:
+    from evolution.strategies import Strategy
 
 GENES = ("all", "output-bias")  # the values of the ``genes`` setting
 
@@ -41,7 +45,7 @@ class SubspaceStrategy:
     """An ask/tell ``strategy`` over the genes at ``index`` of ``base``'s genome; it hands out whole
     genomes (``base`` with those genes replaced) and reads their fitnesses back."""
 
-    def __init__(self, strategy: object, base: np.ndarray, index: np.ndarray) -> None:
+    def __init__(self, strategy: Strategy, base: np.ndarray, index: np.ndarray) -> None:
         self.strategy = strategy
         self.base = np.array(base, dtype=np.float64)
         self.index = np.asarray(index, dtype=np.int64)

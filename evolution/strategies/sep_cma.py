@@ -22,7 +22,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from evolution.cma_es import CMABase
+from evolution.strategies.cma_es import CMABase
 from yamb.portable_linalg import norm, weighted_rows
 
 

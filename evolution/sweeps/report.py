@@ -10,8 +10,8 @@ from pathlib import Path
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
-from evolution.sweep import RUN_DIR
-from evolution.sweep_worker import trial_number
+from evolution.sweeps.sweep import RUN_DIR
+from evolution.sweeps.worker import trial_number
 from robo_players.neural.files import write_atomically
 
 PLOTS_DIR = "plots"

@@ -5,7 +5,7 @@ study's storage (``sweep.db`` by default) and one normal run directory per
 trial under ``trials/`` (inspect, resume or export it like any run). One
 trial::
 
-    settings = suggest(trial, space)                # evolution/sweep_space.py
+    settings = suggest(trial, space)                # evolution/sweeps/space.py
     start the run in trials/trial-NNNN (or resume it: a retried trial)
     after every generation (and its checkpoint):
         trial.report(mean fitness of the generation, generation)
@@ -23,7 +23,7 @@ by an error) fails and is queued again with the same parameters: the retry
 resumes the run directory from its last checkpoint. A worker killed outright
 leaves its trial running in the storage until a worker finds its process gone
 (on the same machine) or its heartbeat stale (RDB storages), fails it and
-queues the same retry. ``evolution/sweep_worker.py`` holds the loop that
+queues the same retry. ``evolution/sweeps/worker.py`` holds the loop that
 makes every trial number end complete or pruned exactly once.
 """
 
@@ -44,9 +44,9 @@ from optuna.trial import TrialState
 
 from evolution.processes import end_with_parent
 from evolution.run import evolve, resume, start
-from evolution.state import CHECKPOINT
-from evolution.sweep_space import SearchSpace, check_space, suggest, trial_config
-from evolution.sweep_study import (
+from evolution.run_dir import CHECKPOINT
+from evolution.sweeps.space import SearchSpace, check_space, suggest, trial_config
+from evolution.sweeps.study import (
     SweepError,
     SweepSettings,
     join_study,
@@ -56,7 +56,7 @@ from evolution.sweep_study import (
     retry_callback,
     write_settings,
 )
-from evolution.sweep_worker import DUPLICATE_OF, finished_numbers, trial_number, work_trials
+from evolution.sweeps.worker import DUPLICATE_OF, finished_numbers, trial_number, work_trials
 
 TRIALS_DIR = "trials"
 RUN_DIR = "run_dir"  # user attribute of a trial: its run directory, relative to the sweep directory
@@ -106,9 +106,9 @@ def objective(trial: optuna.Trial, directory: Path, space: SearchSpace, seed: in
 def retry_failed(study: optuna.Study) -> None:
     """Queue a retry (same parameters, same run directory) of every failed trial that has none yet.
 
-    The worker that fails a trial queues its retry (``sweep_worker``); this
+    The worker that fails a trial queues its retry (``evolution.sweeps.worker``); this
     catches a failure whose worker died before it could. Each trial is retried
-    at most ``sweep_study.MAX_RETRIES`` times.
+    at most ``study.MAX_RETRIES`` times.
     """
     trials = study.get_trials(deepcopy=False)
     retried = {n for t in trials for n in t.system_attrs.get("retry_history", [])}

@@ -20,7 +20,7 @@ import optuna
 from sqlalchemy.exc import SQLAlchemyError
 
 from evolution.backends import CLUSTER_EXTRA
-from evolution.sweep_space import SearchSpace, search_space
+from evolution.sweeps.space import SearchSpace, search_space
 from robo_players.neural.files import write_atomically
 from yamb.atomic import holds_files
 from yamb.errors import YambError
@@ -47,7 +47,7 @@ class SweepSettings:
     """What a sweep was started with, its search space included; a resumed sweep keeps them."""
 
     space: SearchSpace
-    preset: str = "quick"  # the name ``space`` was taken from
+    recipe: str = "quick"  # the name ``space`` was taken from (``preset`` in the sweep.json of earlier versions)
     pruner: str = "median"
     seed: int = 0
     storage: str | None = None  # None: sweep.db in the sweep directory
@@ -69,6 +69,8 @@ def read_settings(directory: Path) -> SweepSettings | None:
         return None
     try:
         data = json.loads(path.read_text())
+        if "preset" in data:  # a sweep.json of an earlier version
+            data["recipe"] = data.pop("preset")
         return SweepSettings(**{**data, "space": SearchSpace.from_dict(data["space"])})
     except (ValueError, TypeError, KeyError) as error:
         raise SweepError(f"{path} is not a sweep settings file: {error}") from None
@@ -89,7 +91,7 @@ def settle_settings(
         raise SweepError(f"{directory} holds other files and no sweep (no {SETTINGS_FILE}); "
                          "name a new or empty directory")
     if stored is None:
-        space = search_space(given.get("preset", SweepSettings.preset))
+        space = search_space(given.get("recipe", SweepSettings.recipe))
         return SweepSettings(space=replace(space, settings=fixed or {}), **given,
                              study=Path(directory).resolve().name)
     if fixed and fixed != stored.space.settings:
