@@ -9,8 +9,10 @@ the largest score) and ``w`` the network's two outputs for the cell. A zero
 correction is expectimax exactly, which is where evolution starts.
 
 The corrections depend on the table only, so they stay the same through a
-turn and the turn's plan (made after its first roll) stays valid. The search
-is expectimax's own (``ExpectimaxPlayer.search``), given the corrections.
+turn and the turn's plan (made after its first roll) stays valid: they are
+computed at a game's first decision of a turn and kept for the rest of it.
+The search is expectimax's own (``ExpectimaxPlayer.search``), given the
+corrections.
 
 With ``exact`` column kinds (``NetSpec.exact``) the values the network corrects
 are first those of ``expectimax-column``: the cells of those kinds valued by
@@ -23,6 +25,7 @@ are 0 plays as the column player does, bit for bit.
 from __future__ import annotations
 
 import weakref
+from typing import NamedTuple
 
 import numpy as np
 
@@ -35,6 +38,15 @@ from robo_players.search.expectimax import ExpectimaxPlayer
 from robo_players.search.row_means import search_values
 from yamb.engine import GameBatch
 from yamb.layout import Layout
+
+
+class _Kept(NamedTuple):
+    """One network's corrections of a batch's games, a row each (as ``compose`` gives them, at
+    ``scale``), and the turn each row is for (-1: none yet)."""
+
+    outputs: np.ndarray
+    turn: np.ndarray
+    scale: float
 
 
 class SearchGuidedPlayer(ExpectimaxPlayer):
@@ -56,15 +68,32 @@ class SearchGuidedPlayer(ExpectimaxPlayer):
         self.scale = score_scale(layout)
         self.name = name
         self._outputs: weakref.WeakKeyDictionary[GameBatch, tuple] = weakref.WeakKeyDictionary()
+        self._kept: weakref.WeakKeyDictionary[GameBatch, _Kept] = weakref.WeakKeyDictionary()
 
     def corrections(self, batch: GameBatch, games: np.ndarray) -> Correction:
         """The network's corrections of the cells of ``games``, as ``ExpectimaxPlayer.search`` takes
         them (``compose``)."""
         if len(self.cell_values) > 1:
             out, rows = self._population_outputs(batch, games)
-        else:
-            out, rows = network_outputs(self.forward, batch, games, self.cell_values, False)
-        return self.compose(batch, games, out, rows)
+            return self.compose(batch, games, out, rows)
+        return self._kept_corrections(batch, np.asarray(games, dtype=np.int64))
+
+    def _kept_corrections(self, batch: GameBatch, games: np.ndarray) -> Correction:
+        """One network's corrections of ``games``, a game's computed (network and exact columns)
+        only at its first decision of a turn and kept for the rest of it: they depend on its table
+        only, which changes only when a turn ends."""
+        kept = self._kept.get(batch)
+        stale = games if kept is None else games[kept.turn[games] != batch.turn[games]]
+        if len(stale):
+            out, rows = network_outputs(self.forward, batch, stale, self.cell_values, False)
+            fresh = self.compose(batch, stale, out, rows)
+            if kept is None:
+                outputs = np.zeros((batch.n_games, fresh.outputs.shape[1]), dtype=fresh.outputs.dtype)
+                kept = self._kept[batch] = _Kept(outputs, np.full(batch.n_games, -1, dtype=batch.turn.dtype),
+                                                 fresh.scale)
+            kept.outputs[stale] = fresh.outputs[fresh.rows]
+            kept.turn[stale] = batch.turn[stale]
+        return Correction(kept.outputs, games, kept.scale)
 
     def compose(self, batch: GameBatch, games: np.ndarray, out: np.ndarray, rows: np.ndarray,
                 column: np.ndarray | None = None) -> Correction:
