@@ -14,7 +14,7 @@ from yamb.game import Game
 from yamb.rules import rules
 from yamb_app.web import Settings, create_app
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

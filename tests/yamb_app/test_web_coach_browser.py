@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from scripts.web_helpers import STEP_MS, chromium, play_my_turns, start_server
 from tests.programs import require_binary
-from tests.test_web_pages_policy import RECORD_VIOLATIONS
+from tests.yamb_app.test_web_pages_policy import RECORD_VIOLATIONS
 from yamb.dice import counts_of
 
 pytestmark = pytest.mark.slow  # a real Chromium against a real yamb serve

@@ -29,7 +29,7 @@ from yamb_app.terminal.hand import arrange, positions_of
 from yamb_app.terminal.prompts import InputError, match_name, parse_cell, parse_keep
 from yamb_app.terminal.savefile import SaveFileError, read_save
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PROMPTS = ["announce> ", "keep> ", "fill> ", "game over"]
 DICE_LINE = re.compile(r"dice((?:\s+\[\d\])+)")
 STATUS_LINE = re.compile(r"to move · roll (\d) of (\d)")

@@ -21,7 +21,7 @@ from yamb.engine import GameBatch
 from yamb.layout import layout
 from yamb.rules import rules
 
-JS_DIR = Path(__file__).resolve().parent / "js"
+JS_DIR = Path(__file__).resolve().parents[1] / "js"
 
 
 def node_recipe(model: Path, positions: list[dict], tmp_path: Path) -> dict:

@@ -20,9 +20,9 @@ from robo_players.search.expectimax import ExpectimaxPlayer
 from robo_players.search.lookahead import LookaheadPlayer, NextTables
 from robo_players.search.next_turn import next_tables
 from robo_players.search.values import fill_value
-from tests.test_column_exact import stand_ins
-from tests.test_players import TABLES, table_id
-from tests.test_players_expectimax import Exhaustive, _advance, rolled
+from tests.robo_players.test_column_exact import stand_ins
+from tests.robo_players.test_players import TABLES, table_id
+from tests.robo_players.test_players_expectimax import Exhaustive, _advance, rolled
 from yamb.engine import GameBatch
 from yamb.errors import YambError
 from yamb.layout import layout

@@ -12,8 +12,8 @@ import pytest
 
 from evolution import run as run_module
 from evolution.run import evolve, resume, start
-from tests.test_evolution import tiny
-from tests.test_faults import TINY_ARGS, one_line_error
+from tests.evolution.test_evolution import tiny
+from tests.yamb_app.test_faults import TINY_ARGS, one_line_error
 from yamb_app.cli import main
 
 
@@ -87,7 +87,7 @@ def test_two_identical_runs_write_the_same_best_player_and_hall_of_fame(tmp_path
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
 
 
-RUNS_V3 = Path(__file__).parent / "data" / "runs_v3"  # written by 45441a4 (checkpoint version 3): make.py
+RUNS_V3 = Path(__file__).resolve().parents[1] / "data" / "runs_v3"  # written by 45441a4 (checkpoint version 3): make.py
 
 
 @pytest.mark.parametrize("name", ["cma", "sep-cma", "ga"])

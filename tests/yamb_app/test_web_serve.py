@@ -23,7 +23,7 @@ import pytest
 
 from tests.servers import loopback_network
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 START_SECONDS = 600  # a deadline against a hang, not a measure: a cold start imports torch and the engine
 
 

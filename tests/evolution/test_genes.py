@@ -18,7 +18,7 @@ from robo_players.neural.bots import BOTS_DIR, bot_name
 from robo_players.neural.files import load_weights
 from robo_players.neural.networks import KINDS, NetSpec
 from robo_players.neural.population import genome_size, load_genome
-from tests.test_evolution import resumes_exactly, tiny
+from tests.evolution.test_evolution import resumes_exactly, tiny
 from yamb.layout import layout
 from yamb.rules import rules
 from yamb_app.cli import main

@@ -14,7 +14,7 @@ import pytest
 
 from yamb.atomic import TEMPORARY, remove_temporaries, write_atomically, write_together
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # A writer that writes ``a`` and ``b`` together and kills itself with SIGKILL at ``where``:
 # "writing" (while b is half written) or "moving" (after a is moved into place, before b).

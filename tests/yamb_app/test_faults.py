@@ -28,7 +28,7 @@ from evolution.run_dir import CHECKPOINT, RunDir
 from robo_players.base import play
 from robo_players.random_player import RandomPlayer
 from tests.programs import error_lines
-from tests.test_evolution import assert_same, outputs, tiny
+from tests.evolution.test_evolution import assert_same, outputs, tiny
 from yamb import atomic
 from yamb.engine import GameBatch
 from yamb.errors import IllegalMoveError
@@ -37,7 +37,7 @@ from yamb.layout import layout
 from yamb.rules import rules
 from yamb_app.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BOT = ROOT / "robo_players" / "bots" / "yatzy-5d-free.safetensors"
 TINY_ARGS = ["--generations", "1", "--population", "3", "--games", "2", "--hidden", "2",
              "--set", "final_games=3", "--set", "elite=1", "--set", "hall_of_fame=1"]
@@ -323,7 +323,7 @@ def test_a_real_full_disk(small_disk: Path, capsys: pytest.CaptureFixture[str], 
     from evolution.sweeps.space import SPACES
     from evolution.sweeps.study import settle_settings
     from evolution.sweeps.sweep import prepare
-    from tests.test_sweep import TINY
+    from tests.evolution.test_sweep import TINY
 
     monkeypatch.setitem(SPACES, "tiny", TINY)
     sweep = small_disk / "sweep"  # its settings and study made, no trial yet

@@ -23,7 +23,7 @@ from yamb_app.cli import main
 SEED = 20261124
 CASES = 300
 SUBPROCESS_CASES = 4
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BOT = str(ROOT / "robo_players" / "bots" / "yatzy-5d-free.safetensors")
 
 REFUSED_NUMBERS = ["-1", "-0x1", "1e3", "1.5", "nan", "inf", "-inf", "²", "٣", "９", "", " ", "0x10", "1_000",

@@ -25,7 +25,7 @@ from yamb.atomic import WriteError
 from yamb.layout import layout
 from yamb.rules import rules
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # Export ``argv[1]`` (a pt file) to ``argv[2]`` as ONNX, killed with SIGKILL right after the first move.
 KILLED_EXPORT = """

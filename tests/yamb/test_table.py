@@ -12,7 +12,7 @@ from yamb.layout import layout
 from yamb.rules import rules
 from yamb.table import Table
 
-BOTS = Path(__file__).resolve().parents[1] / "robo_players" / "bots"
+BOTS = Path(__file__).resolve().parents[2] / "robo_players" / "bots"
 
 
 def test_defaults_are_resolved_so_equal_tables_are_equal_values() -> None:

@@ -27,7 +27,7 @@ from yamb_app.moves import fill_scores
 from yamb_app.terminal.prompts import match_name
 from yamb_app.terminal.render import Panel, Sheet, screen, short_labels
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DICE = re.compile(r"dice((?: \[\d\])+)")
 COLUMNS = {"yamb": ("down", "up", "free", "announce"), "yatzy": ("free",)}
 

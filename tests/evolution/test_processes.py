@@ -18,7 +18,7 @@ import pytest
 
 from tests.programs import error_lines
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SURVIVE_SECONDS = 120  # the workers end within moments of their parent; this only stops a failing test
 
 HARNESS = """

@@ -35,7 +35,7 @@ from yamb.rules import rules as make_rules
 from yamb_app.cli import main
 from yamb_app.terminal.savefile import write_save
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _play(game: Game, player) -> Game:

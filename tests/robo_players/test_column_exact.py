@@ -22,7 +22,7 @@ from robo_players.search.column_exact import (
     exactly_solved,
 )
 from robo_players.search.expectimax import ExpectimaxPlayer
-from tests.test_players import TABLES, table_id
+from tests.robo_players.test_players import TABLES, table_id
 from yamb.engine import GameBatch
 from yamb.errors import YambError
 from yamb.layout import layout

@@ -86,7 +86,7 @@ def test_two_sweeps_on_postgresql_one_killed_and_restarted(tmp_path: Path) -> No
 
 def test_the_objective_is_named(tmp_path: Path) -> None:
     from evolution.sweeps.sweep import prepare
-    from tests.test_sweep import tiny_settings
+    from tests.evolution.test_sweep import tiny_settings
 
     study = prepare(tmp_path, tiny_settings())
     assert study.metric_names == [OBJECTIVE]

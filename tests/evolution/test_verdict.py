@@ -18,7 +18,7 @@ from evolution.verdict import SIGNIFICANCE, starting_genome, verdict_lines, verd
 from robo_players.measure.compare import paired_difference
 from robo_players.measure.simulate import simulate
 from robo_players.neural.build import load_player
-from tests.test_evolution import Interrupted, assert_same, outputs, stop_after
+from tests.evolution.test_evolution import Interrupted, assert_same, outputs, stop_after
 
 
 def test_paired_statistics_of_a_hand_made_case() -> None:

@@ -202,7 +202,7 @@ def test_rounds_off_a_terminal_say_each_tenth_of_the_games() -> None:
 # ---------------------------------------------------------------- the command line's classes of bad input
 # (in this process, through main(): each case is refused while the arguments are read, before any game)
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BOT = ROOT / "robo_players" / "bots" / "yatzy-5d-free.safetensors"
 PATH_CHECKS = ("input_file", "output_file", "output_dir", "plot_file", "storage")
 INTEGER_CHECKS = ("integer", "whole_number", "layer_sizes")

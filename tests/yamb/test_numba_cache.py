@@ -41,7 +41,7 @@ def test_edits_to_the_applications_recompile_nothing(tmp_path: Path) -> None:
 
 def test_the_folders_left_out_hold_no_compiled_code() -> None:
     """What the digest leaves out must never hold a numba function (it would be loaded stale)."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     compiled = re.compile(r"\b(njit|jit|vectorize|guvectorize|stencil|cfunc|jitclass)\b")
     left_out = [root / "yamb_app", root / "evolution"]
     files = [path for folder in left_out for path in folder.rglob("*.py")]
