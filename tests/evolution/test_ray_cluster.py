@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import ray_cluster
 from tests.evolution.test_backends import assert_same_run
+from tests.servers import ray_cluster
 from yamb_app.cli import main
 
 pytestmark = pytest.mark.slow  # a two-node Ray cluster, one node killed

@@ -8,8 +8,8 @@ import pytest
 from expected_scores.announce_column import solve_announce_column
 from expected_scores.free_column import solve_free_column
 from expected_scores.turn import plan_turn
-from tests.yamb_app.test_cli import yamb_cli
 from tests.expected_scores.test_free_column import brute_force
+from tests.yamb_app.test_cli import yamb_cli
 from yamb.rules import rules
 
 

@@ -27,8 +27,8 @@ from evolution.run import evolve, resume, start
 from evolution.run_dir import CHECKPOINT, RunDir
 from robo_players.base import play
 from robo_players.random_player import RandomPlayer
-from tests.programs import error_lines
 from tests.evolution.test_evolution import assert_same, outputs, tiny
+from tests.programs import error_lines
 from yamb import atomic
 from yamb.engine import GameBatch
 from yamb.errors import IllegalMoveError
