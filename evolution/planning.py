@@ -25,15 +25,11 @@ from robo_players.neural.files import NeuralWeights, WeightsFileError, load_weig
 from robo_players.neural.networks import NetSpec
 from robo_players.neural.population import genome_size
 from robo_players.neural.value_nets import is_values_file
-from robo_players.registry import PLAYERS, make_player
+from robo_players.registry import PLAYERS, SEARCHES, make_player
 from robo_players.search.lookahead import split_name
 from yamb.errors import YambError
 from yamb.layout import Layout
 from yamb.table import Table
-
-# the registered players that search (robo_players.search.expectimax.ExpectimaxPlayer): they value a roll's luck
-SEARCH_PLAYERS = ("expectimax", "expectimax-played", "expectimax-exact", "expectimax-column",
-                  "expectimax-column-played", "expectimax-columns", "expectimax-columns-played", "best")
 
 
 class Plan(NamedTuple):
@@ -140,7 +136,7 @@ def check_luck(name: str, lay: Layout) -> None:
     """A ``ConfigError`` unless ``name`` is empty or names a search player of ``lay``'s table: a
     registered search player, or a weights file of a guided network for the table (its header
     read, no player built)."""
-    if not name or name in SEARCH_PLAYERS:
+    if not name or name in SEARCHES:
         return
     try:
         if is_weights_file(name) and split_name(name) is None:

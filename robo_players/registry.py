@@ -39,6 +39,11 @@ PLAYERS: dict[str, Callable[[Layout], Player]] = {
     "best-values": load_values_bot,
 }
 
+# The registered players that are expectimax searches (``ExpectimaxPlayer``s: they value each hand, so
+# they can measure a roll's luck, ``robo_players.measure.luck``); tested against the players built.
+SEARCHES = ("expectimax", "expectimax-played", "expectimax-exact", "expectimax-column", "expectimax-column-played",
+            "expectimax-columns", "expectimax-columns-played", "best")
+
 # The players that refuse some tables, each with its loader's own check: a precise error for a table it
 # refuses, found without building anything (no solve, no network). The others play every table.
 TABLE_CHECKS: dict[str, Callable[[Layout], object]] = {

@@ -75,3 +75,16 @@ def test_an_unknown_name_is_answered_with_the_tables_names() -> None:
     with pytest.raises(YambError, match="unknown player 'grandmaster'") as error:
         make_player("grandmaster", table("yamb", None, None, None, 1))
     assert "best-direct" in str(error.value) and "optimal" not in str(error.value)
+
+
+@pytest.mark.parametrize("preset", ["yamb", "yatzy"])
+def test_the_registrys_searches_are_the_expectimax_players(preset: str) -> None:
+    """``registry.SEARCHES`` (what evolution accepts as a luck reference without building it) names
+    exactly the registered players that are built as expectimax searches."""
+    from robo_players.registry import PLAYERS, SEARCHES
+    from robo_players.search.expectimax import ExpectimaxPlayer
+
+    lay = layout(rules(preset))
+    built = {name: make_player(name, lay) for name in players_for(lay) if name != "optimal"}
+    assert set(SEARCHES) <= set(PLAYERS)
+    assert {name for name, player in built.items() if isinstance(player, ExpectimaxPlayer)} == set(SEARCHES)
