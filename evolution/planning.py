@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
 from evolution.backends import import_ray
 from evolution.config import CMA_MAX_WEIGHTS, MAX_POPULATION_WEIGHTS, ConfigError, EvolveConfig
-from evolution.state import Start, expected_cell_values, net_spec, table_layout
+from evolution.state import Plan, Start, expected_cell_values, net_spec, table_layout
 from evolution.strategies.genes import gene_index
 from robo_players.neural.bots import BOTS_DIR, bot_name
 from robo_players.neural.build import check_table, file_spec, is_weights_file
@@ -30,15 +29,6 @@ from robo_players.search.lookahead import split_name
 from yamb.errors import YambError
 from yamb.layout import Layout
 from yamb.table import Table
-
-
-class Plan(NamedTuple):
-    """A run ready to start: its settings (checked, with what ``from_init`` takes from the init
-    file), its network and the player it starts from."""
-
-    config: EvolveConfig
-    spec: NetSpec
-    start: Start
 
 
 def plan(config: EvolveConfig) -> Plan:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from deap import tools
@@ -27,9 +27,6 @@ from robo_players.neural.networks import NetSpec
 from robo_players.search.cell_values import cell_model
 from yamb.layout import Layout, layout
 from yamb.rules import rules
-
-if TYPE_CHECKING:
-    from evolution.planning import Plan
 
 NOISE_COLUMNS = ["noise", "challenger", "challenger_sem", "confirmed", "accepted"]  # logbook columns of selection under noise
 
@@ -44,6 +41,15 @@ class Start(NamedTuple):
 
 
 @dataclass
+class Plan(NamedTuple):
+    """A run ready to start: its settings (checked, with what ``from_init`` takes from the init
+    file), its network and the player it starts from."""
+
+    config: EvolveConfig
+    spec: NetSpec
+    start: Start
+
+
 class RunState:
     config: EvolveConfig
     spec: NetSpec

@@ -7,32 +7,20 @@ genome. The GA (``ga``) is DEAP's loop with the operators of ``operators``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from evolution.strategies.cma_es import CMAStrategy
 from evolution.strategies.genes import SubspaceStrategy
 from evolution.strategies.openai_es import OpenAIES
+from evolution.strategies.protocol import Strategy
 from evolution.strategies.sep_cma import SepCMAStrategy
 
 if TYPE_CHECKING:
     from evolution.config import EvolveConfig
 
 STRATEGY_STREAM = 1  # the strategies' own generators draw from SeedSequence([seed, STRATEGY_STREAM])
-
-
-class Strategy(Protocol):
-    """What the loop asks of a strategy (DEAP's ``cma.Strategy`` interface): ``generate`` a
-    population, ``update`` from it once its fitnesses are set; ``centroid``, its mean, may be
-    read (the final check's candidate) and set (put back on an incumbent)."""
-
-    centroid: np.ndarray
-
-    def generate(self, ind_init: Callable[[np.ndarray], object]) -> list: ...
-
-    def update(self, population: list) -> None: ...
 
 
 def new_strategy(config: EvolveConfig, centroid: np.ndarray, index: np.ndarray | None = None) -> Strategy:

@@ -24,7 +24,7 @@ from evolution.individual import Individual
 from robo_players.neural.networks import NetSpec
 
 if TYPE_CHECKING:
-    from evolution.strategies import Strategy
+    from evolution.strategies.protocol import Strategy
 
 GENES = ("all", "output-bias")  # the values of the ``genes`` setting
 
