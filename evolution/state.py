@@ -40,7 +40,6 @@ class Start(NamedTuple):
     spec: NetSpec
 
 
-@dataclass
 class Plan(NamedTuple):
     """A run ready to start: its settings (checked, with what ``from_init`` takes from the init
     file), its network and the player it starts from."""
@@ -50,6 +49,7 @@ class Plan(NamedTuple):
     start: Start
 
 
+@dataclass
 class RunState:
     config: EvolveConfig
     spec: NetSpec
