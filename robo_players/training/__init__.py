@@ -7,4 +7,5 @@
 - ``value_fit``: a state-value network fitted to play (``best-values``).
 - ``afterstates``: an after-state network fitted to the returns of play.
 - ``kept_rounds``: the rounds a fit has finished, kept so that a stopped fit goes on.
+- ``check``: the fitted player against the one it started from, on fresh games.
 """

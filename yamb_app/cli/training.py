@@ -86,15 +86,10 @@ def check_fit(args: argparse.Namespace, layout: Layout, fitted: Player, start: P
               say: Callable[[str], None]) -> tuple[np.ndarray, np.ndarray, dict]:
     """The fitted player and the start on ``args.check_games`` fresh games, the same dice for both:
     their scores and the paired difference."""
-    from robo_players.measure.compare import paired_difference
-    from robo_players.measure.simulate import simulate
-    from robo_players.training.returns import round_seed
+    from robo_players.training.check import check_fitted
 
     say(f"check: {args.check_games:,} fresh games, the fitted player and {start.name} on the same dice")
-    seed = round_seed(args.seed, -1)
-    ours = simulate(layout, fitted, args.check_games, seed=seed, check=True)
-    theirs = simulate(layout, start, args.check_games, seed=seed, check=True)
-    return ours, theirs, paired_difference(ours, theirs)
+    return check_fitted(layout, fitted, start, args.check_games, args.seed)
 
 
 def say_check(out: Console, args: argparse.Namespace, start: Player, ours: np.ndarray, theirs: np.ndarray,
