@@ -29,7 +29,7 @@ EXPORTS = {
     "parse_assignments": "evolution.config",
     "read_toml": "evolution.config",
     "with_settings": "evolution.config",
-    "Plan": "evolution.planning",
+    "Plan": "evolution.state",
     "plan": "evolution.planning",
     "default_run_dir": "evolution.run",
     "evolve": "evolution.run",

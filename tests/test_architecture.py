@@ -98,3 +98,11 @@ def test_playing_every_bot_loads_no_training_code() -> None:
     loaded = done.stdout.split()
     assert "robo_players.neural.afterstate_values" in loaded and "robo_players.search.lookahead" in loaded
     assert [m for m in loaded if m.startswith(("robo_players.training", "evolution", "yamb_app"))] == []
+
+
+def test_every_folder_of_modules_is_a_package() -> None:
+    """A folder of modules without ``__init__.py`` would be left out of the wheel (setuptools finds
+    packages, not namespace folders) and out of the API reference."""
+    folders = {path.parent for package in PACKAGES for path in (ROOT / package).rglob("*.py")}
+    assert len(folders) >= 15
+    assert sorted(str(f.relative_to(ROOT)) for f in folders if not (f / "__init__.py").is_file()) == []
