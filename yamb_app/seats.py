@@ -12,31 +12,38 @@ so one player serves many games.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from pathlib import Path
 
 from robo_players.base import Player
 from robo_players.registry import PLAYERS, make_player, players_for
+from robo_players.search.lookahead import split_name
 from yamb.errors import YambError
 from yamb.layout import Layout
 from yamb.table import Table
 
-# Strongest first: the default bot is the first of these that the table takes.
+# The strongest bot of each shipped table, fast enough to play a person (a few ms a decision, tens at most):
+# docs/lab/results.md measures them. Elsewhere the first of PREFERRED_BOTS that the table takes.
+STRONGEST = {"yamb-5d-down-up-free-announce": "best+lookahead", "jamb6-6d-down-free-up-announce": "best+lookahead",
+             "yatzy-5d-free": "best-values", "yahtzee-free-5d-free": "best-values"}
 PREFERRED_BOTS = ("best", "expectimax", "smart", "greedy", "random")
 RUN_BOT_PREFIX = "run:"
 MAX_PLAYERS_KEPT = 32
 
 
-def default_bot(names: Collection[str] = PLAYERS) -> str:
-    """Name of the strongest bot among ``names`` (default: every registered one)."""
+def default_bot(layout: Layout) -> str:
+    """Name of the strongest bot that plays ``layout``'s table."""
+    strongest = STRONGEST.get(Table.of(layout).solo.stem)
+    if strongest is not None:
+        return strongest
+    names = players_for(layout)
     return next(name for name in PREFERRED_BOTS if name in names)
 
 
 def bot_names(layout: Layout) -> list[str]:
-    """The registered player names that play ``layout``'s table, the default bot first."""
-    names = players_for(layout)
-    first = default_bot(names)
-    return [first] + [name for name in names if name != first]
+    """The bots that play ``layout``'s table: the default bot first, then the registered names."""
+    first = default_bot(layout)
+    return [first] + [name for name in players_for(layout) if name != first]
 
 
 def load_bot(spec: str, layout: Layout) -> Player:
@@ -58,7 +65,7 @@ class Bots:
     def _file(self, bot: str, layout: Layout) -> Path | None:
         """The weights file of a ``run:NAME`` bot, or None for a registered name; YambError otherwise
         (naming the bots ``layout``'s table takes)."""
-        if bot in PLAYERS:
+        if bot in PLAYERS or (split_name(bot) is not None and split_name(bot)[0] in PLAYERS):
             return None
         if bot.startswith(RUN_BOT_PREFIX):
             path = self.run_file(bot.removeprefix(RUN_BOT_PREFIX))

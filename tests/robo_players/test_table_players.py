@@ -9,6 +9,7 @@ from robo_players.registry import PLAYERS, make_player, players_for
 from yamb.errors import YambError
 from yamb.layout import Layout, layout
 from yamb.rules import rules
+from yamb.table import Table
 from yamb_app.seats import bot_names
 
 # (preset, dice, joker, columns, players). Slow: the search players with exact columns solve a Yamb or
@@ -66,9 +67,27 @@ def test_listing_builds_no_player(monkeypatch) -> None:
 
 
 def test_the_default_bot_comes_first_among_the_tables_bots() -> None:
-    for lay in (table("yamb", None, None, None, 1), table("yahtzee", None, "forced", ("down",), 1)):
+    for lay, default in ((table("yamb", None, None, None, 1), "best+lookahead"),
+                         (table("yatzy", None, None, None, 3), "best-values"),
+                         (table("yahtzee", None, "forced", ("down",), 1), "best")):
         names = bot_names(lay)
-        assert names[0] == "best" and sorted(names) == sorted(players_for(lay))
+        assert names[0] == default and sorted(set(names) - {"best+lookahead"}) == sorted(players_for(lay))
+
+
+@pytest.mark.parametrize("preset", ["yamb", "jamb6", "yatzy", "yahtzee"])
+def test_each_shipped_tables_strongest_bot_plays_it(preset: str) -> None:
+    """The default bot of each preset's own table is the strongest measured (docs/lab/results.md), built
+    and played to the end of a game at a table of two."""
+    from robo_players.base import play
+    from yamb.engine import GameBatch
+    from yamb_app.seats import STRONGEST, default_bot
+
+    lay = table(preset, None, None, None, 2)
+    name = default_bot(lay)
+    assert name == STRONGEST[Table.of(lay).stem] and name != "best"
+    batch = GameBatch(lay, 2, seed=3)
+    play(batch, [make_player(name, lay)] * 2, check=True)
+    assert (batch.filled == lay.full_mask).all()
 
 
 def test_an_unknown_name_is_answered_with_the_tables_names() -> None:

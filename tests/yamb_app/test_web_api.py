@@ -213,14 +213,14 @@ def test_new_game_input_is_checked(client):
 
 
 def test_a_table_is_offered_the_bots_it_takes(client):
-    def bots(**params) -> list[str]:
+    def bots(default: str = "best", **params) -> list[str]:
         answer = client.get("/api/bots", params=params).json()
-        assert answer["bots"][0] == answer["default_bot"] == "best"
+        assert answer["bots"][0] == answer["default_bot"] == default
         return answer["bots"]
 
-    yamb = bots()
+    yamb = bots("best+lookahead")
     assert {"best-direct", "best-values"} <= set(yamb) and "optimal" not in yamb
-    yatzy = bots(preset="yatzy", columns="free", players=2)
+    yatzy = bots("best-values", preset="yatzy", columns="free", players=2)
     assert {"optimal", "best-values"} <= set(yatzy) and "best-direct" not in yatzy
     assert "optimal" in bots(preset="yahtzee", joker="forced") and "best-values" not in bots(preset="yahtzee", joker="forced")
     assert "best-direct" not in bots(dice=6)

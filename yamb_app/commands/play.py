@@ -48,7 +48,6 @@ def run(args: argparse.Namespace) -> int:
     from yamb_app.terminal.session import Seat, Session
 
     console = Console(highlight=False, markup=False)
-    bot = args.bot or default_bot()
     if args.save is not None:
         check_replaceable(args.save)
     if args.load is not None:
@@ -61,13 +60,15 @@ def run(args: argparse.Namespace) -> int:
         except (YambError, TypeError, AttributeError) as error:  # a bad move, or a value of the wrong type
             raise SaveFileError(f"{args.load} is damaged: {error}") from None
         seats = [Seat(**seat) for seat in seat_dicts]
+        bot = args.bot or default_bot(game.layout)
         header = f"resuming {args.load}"
     else:
         args.humans = 1 if args.humans is None else args.humans
         args.bots = 1 if args.bots is None else args.bots
         if args.humans + args.bots < 1:
             raise YambError("--humans and --bots are both 0: someone must play")
-        layout = layout_from(args, players=args.humans + args.bots, named=(bot,))
+        layout = layout_from(args, players=args.humans + args.bots, named=(args.bot,) if args.bot else ())
+        bot = args.bot or default_bot(layout)
         seed = secrets.randbelow(2**32) if args.seed is None else args.seed
         game = Game(layout.rules, layout.columns, layout.players, seed=seed)
         seats = [Seat("You" if args.humans == 1 else f"Player {i + 1}") for i in range(args.humans)]

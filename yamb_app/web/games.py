@@ -290,7 +290,7 @@ class Games:
         with self._lock:
             live = self._mover(game_id)
             game = live.game
-            bot = next((s["bot"] for s in live.seats if s["bot"] is not None), default_bot())
+            bot = next((s["bot"] for s in live.seats if s["bot"] is not None), default_bot(game.layout))
             player = self.bots.player(bot, game.layout)
             with single_thread():
                 move = decode(game, int(player.act(game.batch, np.zeros(1, dtype=np.int64))[0]))
