@@ -58,7 +58,7 @@ def action_values(games, state, consts, tables, adjust, out):
             continue
         best, _ = _best_ending(g, p, m, left, bits[0], filled, cells, consts, tables, lin, num)
         target = state.announced[g] if state.announced[g] >= 0 else state.answer[g]
-        _queue_turn(0, g, p, m, left, best, target, state, consts, tables, queue, work)
+        _queue_turn(0, g, p, m, left, best, target, state, consts, tables, queue, work.ends, lin, num)
         lanes.slot[0] = 0
         lanes.hands[0] = m
         value, _ = plan_slots(queue, lanes, 1, left + 1, True, tables, consts.sub_keeps)

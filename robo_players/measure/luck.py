@@ -31,7 +31,7 @@ from robo_players.search.correction import corrected_values, corrections_of
 from robo_players.search.expectimax import ExpectimaxPlayer
 from robo_players.search.lanes import BLOCK, gather_slots, new_lanes, new_queue, plan_slot_values
 from robo_players.search.turn import _best_ending, _queue_turn, new_work
-from robo_players.search.values import best_announcements, best_fills
+from robo_players.search.values import FILL, best_announcements, best_fills
 from yamb import kernels
 from yamb.engine import GameBatch, threads_for
 from yamb.errors import YambError
@@ -58,7 +58,7 @@ def _hand_values(i, g, q, state, consts, tables, adjust, work, queue, best, may)
     Returns whether it was queued."""
     filled, cells, player = state.filled, state.cells, state.player
     n_cols, n_rows = consts.order.shape[0], consts.n_rows
-    lin, num, bits = work.lin, work.num, work.bits
+    lin, num, bits, ends = work.lin, work.num, work.bits, work.ends
     p = player[g]
     corrected_values(filled, cells, g, p, tables, adjust, i, lin, num)
     left = state.rolls_allowed[g] - state.roll[g]
@@ -76,17 +76,21 @@ def _hand_values(i, g, q, state, consts, tables, adjust, work, queue, best, may)
             best[h] = -np.inf
             may[h] = may_roll and not must
         any_roll = may_roll and not must
+        n_ends = 0
         for c in range(n_cols):
             for r in range(n_rows):
                 if (bits[0, 0, c] >> np.uint32(r)) & ONE:
-                    best_fills(best, c, r, filled[g, p, c], 0, consts, tables, lin, num)
+                    ends[n_ends, 0] = c * n_rows + r
+                    ends[n_ends, 1] = FILL
+                    n_ends += 1
                 if (bits[0, 1, c] >> np.uint32(r)) & ONE:
                     best_announcements(best, c, r, left, tables, lin, num)
+        best_fills(best, best, ends, n_ends, g, p, filled, cells, consts, tables, lin, num)
     if not any_roll:
         return False
     target = state.announced[g] if state.announced[g] >= 0 else state.answer[g]
     m = state.dice[g]
-    _queue_turn(q, g, p, m, left, best[m], target, state, consts, tables, queue, work)
+    _queue_turn(q, g, p, m, left, best[m], target, state, consts, tables, queue, ends, lin, num)
     for h in range(n_multisets):
         queue.options[q, 0, h] = best[h]
     return True

@@ -18,7 +18,7 @@ from numba import njit, prange
 from robo_players.search.cell_values import LEVELS, YZ_SCORE, column_values
 from robo_players.search.correction import corrected_column
 from robo_players.search.lanes import BLOCK, new_lanes, new_queue, plan_slot_values
-from robo_players.search.values import best_announcements, best_fills
+from robo_players.search.values import FILL, PURE, best_announcements, best_fills
 from yamb import kernels
 from yamb.rules import N_NUMBER_ROWS
 
@@ -138,6 +138,7 @@ def fill_gaps(games, filled, cells, player, consts, tables, adjust, gaps):
     value = np.empty((n_cols * n_rows, n_multisets))
     best = np.empty(n_multisets)
     cell = np.empty(n_cols * n_rows, dtype=np.int64)
+    end = np.full((1, 2), FILL, dtype=np.int64)  # one fill at a time (``best_fills``)
     gaps[:] = np.inf
     for i in range(len(games)):
         g = games[i]
@@ -154,12 +155,12 @@ def fill_gaps(games, filled, cells, player, consts, tables, adjust, gaps):
             column_values(filled, cells, g, p, c, tables.expected, tables.variance, tables.bonus_levels,
                           tables.level_score, tables.params, plain_lin, plain_num)
             corrected_column(c, own, plain_lin, plain_num, adjust, i, lin, num)
-            yamb_cell = cells[g, p, c, yz_row] if has_jokers else 0
             for r in range(n_rows):
                 if (allowed >> np.uint32(r)) & np.uint32(1):
                     row = value[n_cells]
                     row[:] = -np.inf
-                    best_fills(row, c, r, own, yamb_cell, consts, tables, lin, num)
+                    end[0, 0] = c * n_rows + r
+                    best_fills(row, row, end, 1, g, p, filled, cells, consts, tables, lin, num)
                     for m in range(n_multisets):
                         best[m] = max(best[m], row[m])
                     cell[n_cells] = c * n_rows + r
@@ -209,19 +210,21 @@ def _same_fills(bits, n_cols, pure_hand):
 
 
 @njit(cache=True, inline="always")
-def _roll_fills(s, row, pure_row, filled, cells, bits, consts, tables, lin, num):
+def _roll_fills(s, row, pure_row, filled, cells, bits, consts, tables, ends, lin, num):
     """The fills after a roll of next table ``s``'s turn, ``bits`` (2, 2, C), into ``row`` (every
-    hand) and ``pure_row`` (a freshly thrown hand)."""
+    hand) and ``pure_row`` (a freshly thrown hand), listed in ``ends`` first."""
     n_rows = consts.n_rows
+    n_ends = 0
     for c in range(lin.shape[0]):
-        own = filled[s, 0, c]
-        yamb_cell = cells[s, 0, c, consts.yz_row] if consts.has_jokers else 0
         for r in range(n_rows):
             bit = np.uint32(1) << np.uint32(r)
             if bits[0, 0, c] & bit:
-                best_fills(row, c, r, own, yamb_cell, consts, tables, lin, num)
+                ends[n_ends, 0], ends[n_ends, 1] = c * n_rows + r, FILL
+                n_ends += 1
             elif consts.pure_hand and bits[1, 0, c] & bit:
-                best_fills(pure_row, c, r, own, yamb_cell, consts, tables, lin, num)
+                ends[n_ends, 0], ends[n_ends, 1] = c * n_rows + r, PURE
+                n_ends += 1
+    best_fills(row, pure_row, ends, n_ends, s, 0, filled, cells, consts, tables, lin, num)
 
 
 @njit(cache=True, inline="always")
@@ -234,14 +237,14 @@ def _roll_announcements(left, row, bits, tables, lin, num):
 
 
 @njit(cache=True, inline="always")
-def _options(s, q, filled, cells, layers, consts, tables, queue, lin, num, bits, fills):
+def _options(s, q, filled, cells, layers, consts, tables, queue, lin, num, bits, fills, ends):
     """The next turn's endings from next table ``s``, roll by roll, into queue slot ``q``: the
     options of every hand, and those open to a freshly thrown hand only (``pure``).
 
     The legal endings after each roll come from the engine's rules (``kernels.decision``);
     the fills of a roll (``fills``, (2, M): every hand's and a pure hand's) are the last
-    roll's when the same cells may be filled. Under the forced joker rule the hands of five
-    alike are valued again with their own endings.
+    roll's when the same cells may be filled (``ends``: a buffer for their list). Under the
+    forced joker rule the hands of five alike are valued again with their own endings.
     """
     forced_joker, pure_hand, five_face = consts.forced_joker, consts.pure_hand, consts.five_face
     options, pure = queue.options, queue.pure
@@ -261,7 +264,7 @@ def _options(s, q, filled, cells, layers, consts, tables, queue, lin, num, bits,
             if not forced_joker:
                 if t == 0 or not _same_fills(bits, lin.shape[0], pure_hand):
                     fills[:] = -np.inf
-                    _roll_fills(s, fills[0], fills[1], filled, cells, bits, consts, tables, lin, num)
+                    _roll_fills(s, fills[0], fills[1], filled, cells, bits, consts, tables, ends, lin, num)
                 options[q, t] = fills[0]
                 if pure_hand:
                     pure[q, t] = fills[1]
@@ -269,7 +272,7 @@ def _options(s, q, filled, cells, layers, consts, tables, queue, lin, num, bits,
                 continue
             row = options[q, t] if face == 0 else np.full(n_multisets, -np.inf)
             pure_row = (pure[q, t] if pure_hand else row) if face == 0 else np.full(n_multisets, -np.inf)
-            _roll_fills(s, row, pure_row, filled, cells, bits, consts, tables, lin, num)
+            _roll_fills(s, row, pure_row, filled, cells, bits, consts, tables, ends, lin, num)
             _roll_announcements(left, row, bits, tables, lin, num)
             if face > 0:  # only the hands of five of this face, valued with their own endings
                 for m in range(n_multisets):
@@ -312,13 +315,14 @@ def _values_range(start, stop, filled, cells, layers, consts, tables, adjust, ou
                         np.full(n_cols, -1, dtype=np.int64))
     bits = np.zeros((4, 2, n_cols), dtype=np.uint32)  # this roll's endings, then the last roll's
     fills = np.empty((2, n_multisets))  # the last roll's fills: every hand's, a pure hand's
+    ends = np.empty((n_cols * n_rows, 2), dtype=np.int64)  # a roll's fills (``best_fills``)
     n_queued = 0
     for s in range(start, stop):
         if n_queued and (n_queued == BLOCK or layers[s] != queue.layers[0]):
             _plan_block(n_queued, queue, lanes, tables, out)
             n_queued = 0
         _table_values(s, filled, cells, tables, adjust, cache, lin, num)
-        _options(s, n_queued, filled, cells, layers, consts, tables, queue, lin, num, bits, fills)
+        _options(s, n_queued, filled, cells, layers, consts, tables, queue, lin, num, bits, fills, ends)
         n_queued += 1
     if n_queued:
         _plan_block(n_queued, queue, lanes, tables, out)

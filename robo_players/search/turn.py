@@ -19,11 +19,9 @@ from expected_scores.turn import STOP
 from robo_players.search.cell_values import LEVELS, ONE, column_values
 from robo_players.search.correction import corrected_column
 from robo_players.search.lanes import BLOCK, gather_slots, new_lanes, new_queue, plan_slots
-from robo_players.search.values import announce_value, best_announcements, best_fills, fill_value
+from robo_players.search.values import FILL, LATE, PURE, announce_value, best_announcements, best_fills, fill_value
 from yamb import kernels
 from yamb.rules import N_NUMBER_ROWS
-
-_FILL, _LATE, _PURE = 0, 1, 2  # how a turn may end after a later roll
 
 
 class Plans(NamedTuple):
@@ -43,7 +41,7 @@ class Work(NamedTuple):
 
     lin: np.ndarray  # (C, R, 2)
     num: np.ndarray  # (C, 6, LEVELS)
-    ends: np.ndarray  # (CR, 2) int64 cell and kind (``_FILL``, ``_LATE``, ``_PURE``)
+    ends: np.ndarray  # (CR, 2) int64 cell and kind (``FILL``, ``LATE``, ``PURE`` of ``values``)
     bits: np.ndarray  # (BLOCK, 2, C) uint32 fillable and announceable rows of each queue slot
     start: np.ndarray  # (BLOCK,) int64
 
@@ -54,24 +52,6 @@ def new_work(n_cols, n_rows, slots):
     return Work(np.zeros((n_cols, n_rows, 2)), np.zeros((n_cols, N_NUMBER_ROWS, LEVELS)),
                 np.empty((n_cols * n_rows, 2), dtype=np.int64), np.zeros((slots, 2, n_cols), dtype=np.uint32),
                 np.empty(slots, dtype=np.int64))
-
-
-@njit(cache=True, inline="always")
-def _game_values(i, g, p, filled, cells, tables, plans, adjust, lin, num):
-    """The corrected values of player ``p``'s open columns in game ``g`` (row ``i`` of
-    ``adjust``), the plain ones computed again where a cell was filled since."""
-    column_key, column_lin, column_num = plans.column_key, plans.column_lin[g, p], plans.column_num[g, p]
-    n_rows = lin.shape[1]
-    full = (1 << n_rows) - 1
-    for c in range(lin.shape[0]):
-        own = filled[g, p, c]
-        if own == full:
-            continue
-        if column_key[g, p, c] != own:  # a column's values change only when one of its cells is filled
-            column_values(filled, cells, g, p, c, tables.expected, tables.variance, tables.bonus_levels,
-                          tables.level_score, tables.params, column_lin, column_num)
-            column_key[g, p, c] = own
-        corrected_column(c, own, column_lin, column_num, adjust, i, lin, num)
 
 
 @njit(cache=True, inline="always")
@@ -118,11 +98,11 @@ def _endings(g, p, first_roll, target, state, consts, ends):
                 continue
             end = -1
             if (kind == kernels.ORDINARY and target < 0) or c * n_rows + r == target:
-                end = _FILL
+                end = FILL
             elif kind == kernels.LATE and target < 0 and first_roll:
-                end = _LATE
+                end = LATE
             elif kind == kernels.ANNOUNCE and pure_hand and target < 0:
-                end = _PURE
+                end = PURE
             if end >= 0:
                 ends[n_ends, 0] = c * n_rows + r
                 ends[n_ends, 1] = end
@@ -131,12 +111,10 @@ def _endings(g, p, first_roll, target, state, consts, ends):
 
 
 @njit(cache=True, inline="always")
-def _queue_turn(q, g, p, m, left, best, target, state, consts, tables, queue, work):
+def _queue_turn(q, g, p, m, left, best, target, state, consts, tables, queue, ends, lin, num):
     """Queue slot ``q``: game ``g``'s turn, its options after each roll from now on (``best``, the
     best ending now, for the hand held; the endings of ``_endings`` after each later roll)."""
-    options, pure, lin, num, ends = queue.options, queue.pure, work.lin, work.num, work.ends
-    filled, cells = state.filled, state.cells
-    n_rows, pure_hand, has_jokers, yz_row = consts.n_rows, consts.pure_hand, consts.has_jokers, consts.yz_row
+    options, pure, pure_hand = queue.options, queue.pure, consts.pure_hand
     n_multisets = options.shape[2]
     n_ends = _endings(g, p, state.roll[g] == 1, target, state, consts, ends)
     layers = left + 1
@@ -147,21 +125,18 @@ def _queue_turn(q, g, p, m, left, best, target, state, consts, tables, queue, wo
             for mm in range(n_multisets):
                 pure[q, t, mm] = -np.inf
     options[q, 0, m] = best
-    # fills after the next roll, one end at a time; the same after the rolls after it
-    for e in range(n_ends):
-        c, r = ends[e, 0] // n_rows, ends[e, 0] % n_rows
-        if ends[e, 1] != _LATE:
-            into = options[q, 1] if ends[e, 1] == _FILL else pure[q, 1]
-            yamb_cell = cells[g, p, c, yz_row] if has_jokers else 0
-            best_fills(into, c, r, filled[g, p, c], yamb_cell, consts, tables, lin, num)
+    # fills after the next roll; the same after the rolls after it
+    best_fills(options[q, 1], pure[q, 1] if pure_hand else options[q, 1], ends, n_ends, g, p, state.filled,
+               state.cells, consts, tables, lin, num)
     for t in range(2, layers):
         for mm in range(n_multisets):
             options[q, t, mm] = options[q, 1, mm]
         if pure_hand:
             for mm in range(n_multisets):
                 pure[q, t, mm] = pure[q, 1, mm]
+    n_rows = lin.shape[1]
     for e in range(n_ends):  # announcing a late_announce row after roll 2
-        if ends[e, 1] == _LATE:
+        if ends[e, 1] == LATE:
             best_announcements(options[q, 1], ends[e, 0] // n_rows, ends[e, 0] % n_rows, left - 1, tables, lin, num)
     queue.layers[q] = layers
     queue.target[q] = target
@@ -205,7 +180,12 @@ def _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue, 
 def _search_range(start, stop, games, state, consts, tables, plans, actions, adjust):
     """Search ``games[start:stop]``: the action of each game (the best ending now or the plan's
     keep), its turn queued when it needs a plan, the queued plans made ``BLOCK`` at a time.
-    Cell values are corrected by ``adjust`` (a ``Correction``)."""
+    Cell values are the columns' cached ones, corrected by ``adjust`` (a ``Correction``) into
+    the chunk's ``Work`` when it has outputs.
+
+    The tuples' arrays are read once here: numba counts the references of every array an
+    inlined function with loops takes, at every call (``kernels.decision`` takes the few it reads).
+    """
     n_cols, n_rows = consts.order.shape[0], consts.n_rows
     n_multisets = tables.levels.shape[0]
     rolls = plans.keep.shape[1] + 1
@@ -213,28 +193,48 @@ def _search_range(start, stop, games, state, consts, tables, plans, actions, adj
     queue = new_queue(rolls, n_multisets, consts.pure_hand)
     lanes = new_lanes(rolls, n_multisets, len(consts.keep_size), consts.pure_hand)
     filled, cells, dice, roll, rolls_allowed = state.filled, state.cells, state.dice, state.roll, state.rolls_allowed
-    announced, answer, player, turn = state.announced, state.answer, state.player, state.turn
+    announced, answer, player, turn, pure = state.announced, state.answer, state.player, state.turn, state.pure
+    order, five_face, pure_hand, forced_joker, yz_row = (consts.order, consts.five_face, consts.pure_hand,
+                                                         consts.forced_joker, consts.yz_row)
+    expected, variance, bonus_levels, level_score, params = (tables.expected, tables.variance, tables.bonus_levels,
+                                                             tables.level_score, tables.params)
     plan_keep, plan_turn_id, plan_target = plans.keep, plans.turn_id, plans.target
-    lin, num, bits = work.lin, work.num, work.bits
+    column_key, column_lin, column_num = plans.column_key, plans.column_lin, plans.column_num
+    bits, ends = work.bits, work.ends
+    corrected = adjust.outputs.shape[0] > 0
+    full = (1 << n_rows) - 1
     n_queued = 0
     for i in range(start, stop):
         q = n_queued
         g = games[i]
         p = player[g]
         m = dice[g]
-        must, may_roll = kernels.decide(state, consts, g, bits, q)
+        must, may_roll = kernels.decision(filled, g, p, order, bits, q, roll[g], rolls_allowed[g], announced[g],
+                                          answer[g], pure[g], five_face[m], n_rows, pure_hand, forced_joker, yz_row)
         target = announced[g] if announced[g] >= 0 else answer[g]
         planned = roll[g] > 1 and plan_turn_id[g] == turn[g] and plan_target[g] == target
         if planned and may_roll and not must and plan_keep[g, roll[g] - 2, m] != STOP:
             actions[i] = n_cols * n_rows + plan_keep[g, roll[g] - 2, m]
             continue
-        _game_values(i, g, p, filled, cells, tables, plans, adjust, lin, num)
+        for c in range(n_cols):  # a column's values change only when one of its cells is filled
+            own = filled[g, p, c]
+            if own != full and column_key[g, p, c] != own:
+                column_values(filled, cells, g, p, c, expected, variance, bonus_levels, level_score, params,
+                              column_lin[g, p], column_num[g, p])
+                column_key[g, p, c] = own
+        lin, num = column_lin[g, p], column_num[g, p]
+        if corrected:
+            for c in range(n_cols):
+                own = filled[g, p, c]
+                if own != full:
+                    corrected_column(c, own, column_lin[g, p], column_num[g, p], adjust, i, work.lin, work.num)
+            lin, num = work.lin, work.num
         left = rolls_allowed[g] - roll[g]
         best, action = _best_ending(g, p, m, left, bits[q], filled, cells, consts, tables, lin, num)
         actions[i] = action
         if must or not may_roll or planned:  # the plan, if any, says stop
             continue
-        _queue_turn(q, g, p, m, left, best, target, state, consts, tables, queue, work)
+        _queue_turn(q, g, p, m, left, best, target, state, consts, tables, queue, ends, lin, num)
         queue.owner[q] = i
         n_queued += 1
         if n_queued == BLOCK:

@@ -4,7 +4,7 @@ Cell values come as ``lin`` (C, R, 2), a collection row's value ``lin[c, r, 0] *
 lin[c, r, 1]`` for score ``s``, and ``num`` (C, 6, LEVELS), a number row's value by level
 (``robo_players.search.cell_values.column_values``, corrected by ``robo_players.search.correction``).
 ``best_fills`` and ``best_announcements`` take the larger of a row of hands' options and
-the ending's value of each hand: the options of a turn queued for planning.
+the endings' value of each hand: the options of a turn queued for planning.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from numba import njit
 from robo_players.search.cell_values import EXTRA_BONUS, YZ_ROW, YZ_SCORE
 from yamb import kernels
 from yamb.rules import N_NUMBER_ROWS
+
+FILL, LATE, PURE = 0, 1, 2  # how a turn may end after a later roll: a fill, a late announcement, a pure hand's fill
 
 
 @njit(cache=True, inline="always")
@@ -44,24 +46,33 @@ def announce_value(c, r, m, left, sign, row_value, reach, lin, num):
 
 
 @njit(cache=True, inline="always")
-def best_fills(row, c, r, own, yamb_cell, consts, tables, lin, num):
-    """``row[m]``: the larger of itself and the value of filling row ``r`` of column ``c`` (filled
-    rows ``own``, Yahtzee cell ``yamb_cell``) with each hand ``m`` (contiguous rows of the
-    tables; jokers after)."""
+def best_fills(row, pure_row, ends, n_ends, g, p, filled, cells, consts, tables, lin, num):
+    """``row[m]`` (``pure_row[m]`` for an end of kind ``PURE``): the larger of itself and the value
+    of filling the cell of each of the first ``n_ends`` ``ends`` (cell, kind; ``LATE`` ends
+    skipped) of player ``p``'s table in game ``g`` with each hand ``m`` (contiguous rows of the
+    tables; jokers after). The ends come as a list so that the arrays are taken once: numba
+    counts the references of an inlined function's arrays at every call."""
     levels_t, scores_t, five_face = tables.levels_t, tables.scores_t, consts.five_face
-    if r < N_NUMBER_ROWS:
-        for m in range(len(row)):
-            row[m] = max(row[m], num[c, r, levels_t[r, m]])
-    else:
-        a, b = lin[c, r, 0], lin[c, r, 1]
-        for m in range(len(row)):
-            row[m] = max(row[m], a * scores_t[r, m] + b)
-    if consts.has_jokers:  # a joker scores more, and an extra Yahtzee earns its bonus
-        for m in range(len(row)):
-            if five_face[m] > 0:
-                v = fill_value(c, r, m, own, consts.scores, consts.joker_scores, five_face, True, tables.params,
-                               yamb_cell, tables.levels, lin, num)
-                row[m] = max(row[m], v)
+    n_rows = lin.shape[1]
+    for e in range(n_ends):
+        if ends[e, 1] == LATE:
+            continue
+        into = row if ends[e, 1] == FILL else pure_row
+        c, r = ends[e, 0] // n_rows, ends[e, 0] % n_rows
+        if r < N_NUMBER_ROWS:
+            for m in range(len(into)):
+                into[m] = max(into[m], num[c, r, levels_t[r, m]])
+        else:
+            a, b = lin[c, r, 0], lin[c, r, 1]
+            for m in range(len(into)):
+                into[m] = max(into[m], a * scores_t[r, m] + b)
+        if consts.has_jokers:  # a joker scores more, and an extra Yahtzee earns its bonus
+            own, yamb_cell = filled[g, p, c], cells[g, p, c, consts.yz_row]
+            for m in range(len(into)):
+                if five_face[m] > 0:
+                    v = fill_value(c, r, m, own, consts.scores, consts.joker_scores, five_face, True, tables.params,
+                                   yamb_cell, tables.levels, lin, num)
+                    into[m] = max(into[m], v)
 
 
 @njit(cache=True, inline="always")
