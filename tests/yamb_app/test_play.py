@@ -255,7 +255,7 @@ def test_hints_flag_shows_the_bot_advice_at_every_decision() -> None:
         (["--columns", "counter_announce", "--bots", "0"], "counter_announce columns need at least two players"),
         (["--load", "no-such-file.json"], "argument --load: no such file: no-such-file.json"),
         (["--load", "/dev/zero"], "argument --load: /dev/zero is not a regular file"),
-        (["--load", str(ROOT / "pyproject.toml")], "pyproject.toml is not a saved game (not JSON)"),
+        (["--load", str(ROOT / "pyproject.toml")], "pyproject.toml is not a saved game: not JSON"),
     ],
 )
 def test_bad_command_line_is_one_line_and_exit_2(args: list[str], needle: str,

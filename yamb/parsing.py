@@ -1,0 +1,66 @@
+"""JSON and TOML from files anyone may have written (saves, settings, sidecars, metadata): every way the
+text can fail to read is one ``ParseError`` line, never a traceback.
+
+Python's readers raise more than their decode errors: ``RecursionError`` for nesting deeper than
+the interpreter's recursion limit, a bare ``ValueError`` for an integer over its digit limit
+(``sys.get_int_max_str_digits``), ``UnicodeDecodeError`` for bytes that are not UTF-8. Nesting
+that the reader survives may still break code that walks the value, so a value nested deeper than
+``MAX_DEPTH`` is refused too: no file of this project nests half as deep.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+from typing import Any
+
+from yamb.errors import YambError
+
+MAX_DEPTH = 64  # lists and objects nest this deep at most
+
+
+class ParseError(YambError):
+    """Text that is not valid JSON or TOML, or that Python's reader cannot hold; its message is the
+    reason in a few words ("not JSON (...)", "nesting too deep to read, over 64 levels"), for the caller to prefix."""
+
+
+def parse_json(data: str | bytes, **hooks: Any) -> Any:
+    """The value of the JSON ``data`` (``hooks``: ``json.loads``'s ``parse_*`` arguments), or a ``ParseError``."""
+    return _checked(_parse(lambda: json.loads(data, **hooks), json.JSONDecodeError, "JSON"))
+
+
+def parse_toml(data: str | bytes) -> dict[str, Any]:
+    """The table of the TOML ``data`` (bytes must be UTF-8), or a ``ParseError``."""
+    return _checked(_parse(lambda: tomllib.loads(data.decode() if isinstance(data, bytes) else data),
+                           tomllib.TOMLDecodeError, "TOML"))
+
+
+def _parse(read: Any, decode_error: type[ValueError], kind: str) -> Any:
+    """``read()``, its failures on bad text as a ``ParseError``."""
+    try:
+        return read()
+    except RecursionError:
+        raise ParseError(f"nesting too deep to read, over {MAX_DEPTH} levels") from None
+    except UnicodeDecodeError as error:
+        raise ParseError(f"not UTF-8 text (byte {error.start})") from None
+    except json.JSONDecodeError as error:
+        raise ParseError(f"not JSON ({error.msg} at line {error.lineno}, column {error.colno})") from None
+    except decode_error as error:
+        raise ParseError(f"not {kind} ({error})") from None
+    except ValueError as error:
+        if "integer string conversion" not in str(error):
+            raise
+        raise ParseError(f"an integer too long to read, over {sys.get_int_max_str_digits():,} digits") from None
+
+
+def _checked(value: Any) -> Any:
+    """``value``, unless its lists and objects nest deeper than ``MAX_DEPTH`` (walked without recursion)."""
+    stack = [(value, 1)] if isinstance(value, (dict, list)) else []
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ParseError(f"nesting too deep to read, over {MAX_DEPTH} levels")
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return value
