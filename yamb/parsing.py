@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import sys
 import tomllib
+from collections.abc import Callable
 from typing import Any
 
 from yamb.errors import YambError
@@ -36,22 +37,32 @@ def parse_toml(data: str | bytes) -> dict[str, Any]:
                            tomllib.TOMLDecodeError, "TOML"))
 
 
-def _parse(read: Any, decode_error: type[ValueError], kind: str) -> Any:
+def _parse(read: Callable[[], Any], decode_error: type[ValueError], kind: str) -> Any:
     """``read()``, its failures on bad text as a ``ParseError``."""
     try:
         return read()
-    except RecursionError:
-        raise ParseError(f"nesting too deep to read, over {MAX_DEPTH} levels") from None
-    except UnicodeDecodeError as error:
-        raise ParseError(f"not UTF-8 text (byte {error.start})") from None
-    except json.JSONDecodeError as error:
-        raise ParseError(f"not JSON ({error.msg} at line {error.lineno}, column {error.colno})") from None
-    except decode_error as error:
-        raise ParseError(f"not {kind} ({error})") from None
-    except ValueError as error:
-        if "integer string conversion" not in str(error):
+    except (RecursionError, ValueError) as error:
+        reason = unreadable(error, decode_error, kind)
+        if reason is None:
             raise
-        raise ParseError(f"an integer too long to read, over {sys.get_int_max_str_digits():,} digits") from None
+        raise ParseError(reason) from None
+
+
+def unreadable(error: BaseException, decode_error: type[ValueError] = json.JSONDecodeError,
+               kind: str = "JSON") -> str | None:
+    """Why a reader of ``kind`` text (whose decode errors are ``decode_error``) failed with ``error``, in a few
+    words; None for an error that is not the text's (a hook's own). For readers called elsewhere (a library's)."""
+    if isinstance(error, RecursionError):
+        return f"nesting too deep to read, over {MAX_DEPTH} levels"
+    if isinstance(error, UnicodeDecodeError):
+        return f"not UTF-8 text (byte {error.start})"
+    if isinstance(error, json.JSONDecodeError):
+        return f"not JSON ({error.msg} at line {error.lineno}, column {error.colno})"
+    if isinstance(error, decode_error):
+        return f"not {kind} ({error})"
+    if isinstance(error, ValueError) and "integer string conversion" in str(error):
+        return f"an integer too long to read, over {sys.get_int_max_str_digits():,} digits"
+    return None
 
 
 def _checked(value: Any) -> Any:
