@@ -38,6 +38,26 @@ def test_resume_touches_nothing_of_a_directory_that_is_not_a_run(tmp_path: Path,
     assert not missing.exists()
 
 
+
+@pytest.mark.parametrize(("text", "reason"), [("a = " + "[" * 100_000 + "]" * 100_000, "nesting too deep to read"),
+                                              ("generations = " + "9" * 5000, "an integer too long to read")],
+                         ids=["deep", "long integer"])
+def test_a_settings_file_too_deep_or_too_long_to_read_is_one_line(tmp_path: Path, capsys, text: str,
+                                                                   reason: str) -> None:
+    """``--config FILE`` and a run's ``config.toml`` (``--resume``) read through ``yamb.parsing``."""
+    config = tmp_path / "run.toml"
+    config.write_text(text)
+    assert main(["evolve", "--config", str(config), "--out", str(tmp_path / "new")]) == 2
+    assert one_line_error(capsys).startswith(f"yamb evolve: error: {config}: {reason}")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.toml").write_text(text)
+    assert main(["evolve", "--resume", str(run)]) == 2
+    assert f"{run / 'config.toml'}: {reason}" in one_line_error(capsys)
+    assert [p.name for p in run.iterdir() if p.name != ".lock"] == ["config.toml"]
+    assert (run / "config.toml").read_text() == text
+    assert not (tmp_path / "new").exists()
+
 def test_a_new_run_writes_nothing_into_a_directory_of_other_files(tmp_path: Path, capsys) -> None:
     """``--out DIR`` where DIR holds files but no run: refused in one line, before anything is written."""
     foreign = tmp_path / "foreign"
