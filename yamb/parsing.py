@@ -23,7 +23,7 @@ MAX_DEPTH = 64  # lists and objects nest this deep at most
 
 class ParseError(YambError):
     """Text that is not valid JSON or TOML, or that Python's reader cannot hold; its message is the
-    reason in a few words ("not JSON (...)", "nesting too deep to read, over 64 levels"), for the caller to prefix."""
+    reason in a few words that follow "is" ("not JSON (...)", "not readable: nested over 64 levels deep")."""
 
 
 def parse_json(data: str | bytes, **hooks: Any) -> Any:
@@ -53,7 +53,7 @@ def unreadable(error: BaseException, decode_error: type[ValueError] = json.JSOND
     """Why a reader of ``kind`` text (whose decode errors are ``decode_error``) failed with ``error``, in a few
     words; None for an error that is not the text's (a hook's own). For readers called elsewhere (a library's)."""
     if isinstance(error, RecursionError):
-        return f"nesting too deep to read, over {MAX_DEPTH} levels"
+        return f"not readable: nested over {MAX_DEPTH} levels deep"
     if isinstance(error, UnicodeDecodeError):
         return f"not UTF-8 text (byte {error.start})"
     if isinstance(error, json.JSONDecodeError):
@@ -61,7 +61,7 @@ def unreadable(error: BaseException, decode_error: type[ValueError] = json.JSOND
     if isinstance(error, decode_error):
         return f"not {kind} ({error})"
     if isinstance(error, ValueError) and "integer string conversion" in str(error):
-        return f"an integer too long to read, over {sys.get_int_max_str_digits():,} digits"
+        return f"not readable: an integer of over {sys.get_int_max_str_digits():,} digits"
     return None
 
 
@@ -71,7 +71,7 @@ def _checked(value: Any) -> Any:
     while stack:
         item, depth = stack.pop()
         if depth > MAX_DEPTH:
-            raise ParseError(f"nesting too deep to read, over {MAX_DEPTH} levels")
+            raise ParseError(f"not readable: nested over {MAX_DEPTH} levels deep")
         children = item.values() if isinstance(item, dict) else item
         stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
     return value

@@ -268,15 +268,15 @@ def cut_in(path: Path, line: str, at: int = 2) -> None:
 
 DEEP, LONG = "[" * 100_000 + "]" * 100_000, "1" * 5000
 SWEEP_DAMAGE = {  # name: (what is done to the sweep, what its one line says)
-    "sweep.json too deep": (lambda d: (d / "sweep.json").write_text(DEEP), "is not a sweep settings file: nesting"),
+    "sweep.json too deep": (lambda d: (d / "sweep.json").write_text(DEEP), "is not a sweep settings file: not readable: nested"),
     "sweep.json integer": (lambda d: (d / "sweep.json").write_text(f'{{"seed": {LONG}}}'),
-                           "is not a sweep settings file: an integer too long to read"),
+                           "is not a sweep settings file: not readable: an integer of over 4,300 digits"),
     "journal's first record too deep": (lambda d: (d / "journal.log").write_text(f'{{"op_code": {DEEP}}}\n'),
                                         "journal.log is not an Optuna journal file"),
     "journal record too deep": (lambda d: cut_in(d / "journal.log", f'{{"op_code": 5, "x": {DEEP}}}'),
-                                "journal.log is damaged (a record: nesting too deep to read"),
+                                "journal.log is damaged (a record: not readable: nested over 64 levels deep"),
     "journal record integer": (lambda d: cut_in(d / "journal.log", f'{{"op_code": 5, "x": {LONG}}}'),
-                               "journal.log is damaged (a record: an integer too long to read"),
+                               "journal.log is damaged (a record: not readable: an integer of over 4,300 digits"),
     "journal record not JSON": (lambda d: cut_in(d / "journal.log", '{"op_code": 5, '),
                                 "journal.log is damaged (a record: not JSON"),
     "sweep.db zeroed page": (lambda d: zero_page(d / "sweep.db"), "sweep.db failed: database disk image is malformed"),

@@ -54,9 +54,9 @@ def test_a_save_of_version_1_is_read_without_a_checksum(tmp_path: Path) -> None:
 
 
 UNREADABLE = {  # text Python's JSON reader fails on beyond its decode errors, and what the line says
-    "deep": ("[" * 100_000 + "]" * 100_000, "nesting too deep to read"),
-    "nested": ('{"format": "yamb-play", "game": ' + "[" * 100 + "]" * 100 + "}", "nesting too deep to read"),
-    "long integer": ('{"format": "yamb-play", "version": ' + "1" * 5000 + "}", "an integer too long to read"),
+    "deep": ("[" * 100_000 + "]" * 100_000, "nested over 64 levels deep"),
+    "nested": ('{"format": "yamb-play", "game": ' + "[" * 100 + "]" * 100 + "}", "nested over 64 levels deep"),
+    "long integer": ('{"format": "yamb-play", "version": ' + "1" * 5000 + "}", "an integer of over 4,300 digits"),
 }
 
 
