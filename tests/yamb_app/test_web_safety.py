@@ -248,6 +248,8 @@ def test_damaged_runs_are_flagged_not_500(client, tmp_path):
         "bad-config": ("config.toml", b'game = "yatzy\xff"\n'),
         "huge-logbook": ("logbook.csv", b'gen,avg\n0,"' + b"9" * 200_000 + b'"\n'),
         "not-toml": ("config.toml", b"game = = 1\n"),
+        "deep-config": ("config.toml", b"game = " + b"[" * 100_000 + b"]" * 100_000 + b"\n"),
+        "long-config": ("config.toml", b"generations = " + b"9" * 5000 + b"\n"),
         "nan-config": ("config.toml", b"game = \"yatzy\"\npopulation = nan\ngames = inf\n"),
         "bad-best": ("best.pt", b"not a torch file"),
     }
@@ -262,7 +264,9 @@ def test_damaged_runs_are_flagged_not_500(client, tmp_path):
     assert set(by_name) == {"good", *damage}  # the run whose name is not text is left out
     assert by_name["good"]["problem"] is None and by_name["good"]["generations"] == 5
     for name, word in (("bad-logbook", "logbook.csv is not UTF-8"), ("bad-config", "config.toml is not UTF-8"),
-                       ("huge-logbook", "logbook.csv is not CSV"), ("not-toml", "config.toml is not TOML")):
+                       ("huge-logbook", "logbook.csv is not CSV"), ("not-toml", "config.toml is not TOML"),
+                       ("deep-config", "config.toml is not readable: nested over 64 levels deep"),
+                       ("long-config", "config.toml is not readable: an integer of over 4,300 digits")):
         assert word in by_name[name]["problem"], by_name[name]
         detail = client.get(f"/api/runs/{name}")
         assert detail.status_code == 200 and word in detail.json()["problem"]
