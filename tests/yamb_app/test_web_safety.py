@@ -273,6 +273,9 @@ def test_damaged_runs_are_flagged_not_500(client, tmp_path):
     assert by_name["nan-config"]["settings"] == {"game": "yatzy"} and by_name["nan-config"]["problem"] is None
     best = client.get("/api/runs/bad-best").json()
     assert best["table"] is None and "best.pt" in best["problem"] and str(tmp_path) not in best["problem"]
+    seated = client.post("/api/games", json={"preset": "yatzy", "seats": [{"name": "r", "bot": "run:bad-best"}]})
+    assert seated.status_code == 400 and "best.pt" in seated.json()["detail"], seated.text
+    assert str(tmp_path) not in seated.text  # the server's paths are not the client's business
     options = client.get("/api/options")
     assert options.status_code == 200 and {r["name"] for r in options.json()["runs"]} == set(by_name)
     # the good run's player still plays
