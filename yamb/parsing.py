@@ -1,11 +1,12 @@
-"""JSON and TOML from files anyone may have written (saves, settings, sidecars, metadata): every way the
-text can fail to read is one ``ParseError`` line, never a traceback.
+"""JSON, TOML and ``.npz`` archives from files anyone may have written (saves, settings, sidecars, weights,
+metadata): every way the file can fail to read is one ``ParseError`` line, never a traceback.
 
 Python's readers raise more than their decode errors: ``RecursionError`` for nesting deeper than
 the interpreter's recursion limit, a bare ``ValueError`` for an integer over its digit limit
 (``sys.get_int_max_str_digits``), ``UnicodeDecodeError`` for bytes that are not UTF-8. Nesting
 that the reader survives may still break code that walks the value, so a value nested deeper than
-``MAX_DEPTH`` is refused too: no file of this project nests half as deep.
+``MAX_DEPTH`` is refused too: no file of this project nests half as deep. A damaged archive (cut
+short, a flipped bit) fails in zip's and zlib's own errors, or as ``EOFError``.
 """
 
 from __future__ import annotations
@@ -13,8 +14,13 @@ from __future__ import annotations
 import json
 import sys
 import tomllib
+import zipfile
+import zlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from yamb.errors import YambError
 
@@ -24,6 +30,10 @@ MAX_DEPTH = 64  # lists and objects nest this deep at most
 class ParseError(YambError):
     """Text that is not valid JSON or TOML, or that Python's reader cannot hold; its message is the
     reason in a few words that follow "is" ("not JSON (...)", "not readable: nested over 64 levels deep")."""
+
+
+class DamagedError(ParseError):
+    """A file cut short or with a flipped bit: an archive whose zip or zlib checks fail."""
 
 
 def parse_json(data: str | bytes, **hooks: Any) -> Any:
@@ -75,3 +85,20 @@ def _checked(value: Any) -> Any:
         children = item.values() if isinstance(item, dict) else item
         stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
     return value
+
+
+def read_npz(path: str | Path) -> dict[str, np.ndarray]:
+    """Every array of the ``.npz`` archive ``path``, read whole (so each member's CRC-32 is checked),
+    no pickles; a ``ParseError`` for a damaged archive or another kind of file (an ``OSError`` is raised)."""
+    try:
+        archive = np.load(path, allow_pickle=False)
+        if not isinstance(archive, np.lib.npyio.NpzFile):
+            raise ParseError("not an .npz archive (one .npy array)")
+        with archive:
+            return {name: archive[name] for name in archive.files}
+    except (zipfile.BadZipFile, zlib.error, EOFError) as error:
+        raise DamagedError(f"damaged ({str(error) or 'cut short'})") from None
+    except ParseError:
+        raise
+    except ValueError as error:  # pickled data, an array header numpy does not read
+        raise ParseError(f"not an .npz archive ({str(error).split('. ')[0]})") from None

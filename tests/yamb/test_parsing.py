@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from yamb.errors import YambError
-from yamb.parsing import MAX_DEPTH, ParseError, parse_json, parse_toml
+from yamb.parsing import MAX_DEPTH, DamagedError, ParseError, parse_json, parse_toml, read_npz
 
 
 def test_good_text_reads_as_python_reads_it() -> None:
@@ -51,3 +52,25 @@ def test_a_hook_s_own_error_is_not_taken_for_bad_text() -> None:
 
     with pytest.raises(KeyError):
         parse_json("[1]", parse_int=refuse)
+
+
+def test_a_damaged_npz_is_a_damaged_error(tmp_path) -> None:
+    good = tmp_path / "a.npz"
+    with good.open("wb") as file:
+        np.savez_compressed(file, x=np.arange(10_000.0), meta=np.array("{}"))
+    assert set(read_npz(good)) == {"x", "meta"}
+    data = good.read_bytes()
+    cut, flipped, one, text = (tmp_path / name for name in ("cut.npz", "flipped.npz", "one.npz", "text.npz"))
+    cut.write_bytes(data[:len(data) // 2])
+    flip = bytearray(data)
+    flip[len(data) // 3] ^= 0x10
+    flipped.write_bytes(bytes(flip))
+    with one.open("wb") as file:
+        np.save(file, np.zeros(3))
+    text.write_text("someone's notes")
+    for path in (cut, flipped):
+        with pytest.raises(DamagedError, match=r"^damaged \("):
+            read_npz(path)
+    for path in (one, text):
+        with pytest.raises(ParseError, match=r"^not an \.npz archive"):
+            read_npz(path)
