@@ -98,6 +98,29 @@ def test_a_move_for_another_state_is_refused(client):
     assert client.post(f"/api/games/{gid}/bot").json()["moves"] == 4
 
 
+
+def test_two_servers_on_one_database_serve_each_other_s_moves(tmp_path):
+    """A game moved through one server is served moved by the other (which read it before), never
+    answered 500 "damaged"; a move meant for the stale state is refused there (409), then played."""
+    settings = Settings(db=tmp_path / "games.sqlite3", runs=tmp_path / "runs")
+    with TestClient(create_app(settings)) as one, TestClient(create_app(settings)) as two:
+        state = created(one, preset="yatzy", seed=6, seats=PERSON_AND_BOT)
+        gid = state["id"]
+        assert two.get(f"/api/games/{gid}").json() == state  # two keeps it now
+        rolled = one.post(f"/api/games/{gid}/moves", json={"moves": 0, "kind": "roll", "keep": []})
+        assert rolled.status_code == 200
+        seen = two.get(f"/api/games/{gid}")
+        assert seen.status_code == 200, seen.text
+        assert seen.json() == rolled.json()
+        cell = rolled.json()["fillable"][0]
+        fill = {"kind": "fill", "column": cell["column"], "row": cell["row"]}
+        assert two.post(f"/api/games/{gid}/moves", json={"moves": 0, **fill}).status_code == 409
+        filled = two.post(f"/api/games/{gid}/moves", json={"moves": 1, **fill})
+        assert filled.status_code == 200 and filled.json()["moves"] == 2
+        assert one.get(f"/api/games/{gid}").json() == filled.json()
+        assert one.post(f"/api/games/{gid}/bot", json={"moves": 2}).json()["moves"] == 3
+        assert [step["n"] for step in two.get(f"/api/games/{gid}/log").json()] == [1, 2, 3]
+
 def test_parallel_moves_on_a_real_server_play_once(tmp_path):
     """Fifteen fills of the same state sent at once: one is played, fourteen refused with 409."""
     with serving(tmp_path / "g.sqlite3") as server:
