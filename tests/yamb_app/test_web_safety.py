@@ -185,6 +185,21 @@ def test_bad_json_is_a_400_with_the_reason(client, body, word):
     assert word in response.json()["detail"]
 
 
+
+@pytest.mark.parametrize("content_type", [None, "text/plain", "text/plain; charset=utf-8",
+                                          "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"])
+def test_a_body_not_sent_as_json_is_a_415_with_the_reason(client, content_type):
+    """A form (a cross-site page can post ``text/plain`` without asking) or a body with no type is refused
+    with the reason, not a raw 422 of the models; ``application/json`` (a charset or ``+json`` too) plays."""
+    body = json.dumps({"preset": "yatzy", "seats": [{"name": "a"}]}).encode()
+    headers = {} if content_type is None else {"content-type": content_type}
+    response = client.post("/api/games", content=body, headers=headers)
+    assert response.status_code == 415, response.text
+    assert response.json()["detail"] == ("the body must be JSON sent as Content-Type: application/json, not "
+                                         f"{(content_type or 'no Content-Type').split(';')[0]}")
+    for declared in ("application/json", "application/json; charset=utf-8", "Application/JSON", "application/ld+json"):
+        assert client.post("/api/games", content=body, headers={"content-type": declared}).status_code == 201
+
 def test_bad_numbers_in_a_move_are_400_and_leave_the_game(client):
     state = created(client, preset="yatzy", seed=1, seats=PERSON_AND_BOT)
     for body in (b'{"moves": NaN, "kind": "roll", "keep": []}', b'{"moves": 0, "kind": "roll", "keep": [1e999]}',
