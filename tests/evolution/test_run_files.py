@@ -99,6 +99,34 @@ def test_an_interrupted_run_names_the_command_that_continues_it(tmp_path: Path, 
     assert (run / "best.pt").is_file()
 
 
+
+def test_resuming_a_finished_run_says_so_and_plays_nothing(tmp_path: Path, capsys,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A finished run resumed says it is finished and its verdict, exit 0, without a game played or a file
+    of its results written again; extended (``--generations``), or its summary lost, it plays on."""
+    run = tmp_path / "run"
+    assert main(["evolve", "--out", str(run), *TINY_ARGS]) == 0
+    capsys.readouterr()
+    results = {name: (run / name).read_bytes() for name in ("best.pt", "summary.json", "hall_of_fame.npz")}
+    stamps = {name: (run / name).stat().st_mtime_ns for name in results}
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("a finished run played again")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(run_module, "evolve", no_work)
+        assert main(["evolve", "--resume", str(run)]) == 0
+    out = capsys.readouterr().out
+    assert f"{run} is finished: 1 generations played and its results written" in out
+    assert "evolved" in out  # the verdict, as the run said it
+    assert {name: (run / name).read_bytes() for name in results} == results
+    assert {name: (run / name).stat().st_mtime_ns for name in results} == stamps
+    (run / "summary.json").write_text("{")  # cut short: the results are written again
+    assert main(["evolve", "--resume", str(run)]) == 0
+    assert json.loads((run / "summary.json").read_text())["generations"] == 1
+    assert main(["evolve", "--resume", str(run), "--generations", "2"]) == 0
+    assert json.loads((run / "summary.json").read_text())["generations"] == 2
+
 def test_two_identical_runs_write_the_same_best_player_and_hall_of_fame(tmp_path: Path) -> None:
     config = tiny()
     for name in ("one", "two"):
