@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import tomllib
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from robo_players.search.cell_values import BONUS_MODELS
 from robo_players.search.column_exact import EXACT_KINDS
 from yamb.checks import MAX_SEED, ascii_integer
 from yamb.errors import YambError, shown
+from yamb.parsing import ParseError, parse_toml
 
 ALGORITHMS = ("ga", "cma", "sep-cma", "es")  # GA, CMA-ES, separable CMA-ES, the OpenAI evolution strategy
 BACKENDS = ("processes", "ray")  # where the games are played (evolution/backends.py)
@@ -256,12 +256,11 @@ def from_recipe(name: str) -> EvolveConfig:
 def read_toml(path: Path) -> dict:
     """The settings of a TOML file, or a ``ConfigError``."""
     try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
+        return parse_toml(Path(path).read_bytes())
     except FileNotFoundError:
         raise ConfigError(f"no such config file: {path}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: not valid TOML ({error})") from None
+    except ParseError as error:
+        raise ConfigError(f"{path}: {error}") from None
 
 
 def to_toml(config: EvolveConfig) -> str:

@@ -23,6 +23,7 @@ from evolution.checkpoint import CheckpointError
 from evolution.config import ConfigError, EvolveConfig, read_toml, to_toml, with_settings
 from evolution.state import RunState
 from yamb.atomic import holds_files, remove_temporaries, write_atomically
+from yamb.parsing import ParseError, parse_json
 
 CONFIG_FILE = "config.toml"
 CHECKPOINT = "checkpoint.pkl"
@@ -50,6 +51,18 @@ class RunDir:
 
     def has_checkpoint(self) -> bool:
         return (self / CHECKPOINT).exists()
+
+    def finished(self, state: RunState) -> dict | None:
+        """The summary of the run ``state`` (its checkpoint) if the run is finished and its results are
+        written (its ``summary.json`` is of every generation the settings ask for), else None."""
+        if state.generation < state.config.generations or not (self / SUMMARY_FILE).is_file():
+            return None
+        try:
+            summary = parse_json((self / SUMMARY_FILE).read_bytes())
+        except (OSError, ParseError):
+            return None  # cut short or damaged: the results are written again
+        done = isinstance(summary, dict) and summary.get("generations") == state.generation
+        return summary if done and isinstance(summary.get("verdict"), dict) else None
 
     def check_run(self) -> None:
         """A ``ConfigError`` unless it is a run directory."""

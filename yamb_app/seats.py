@@ -81,7 +81,12 @@ class Bots:
         if key in self._players:
             self._players.move_to_end(key)
             return self._players[key]
-        player = load_bot(bot if path is None else str(path), layout)
+        try:
+            player = load_bot(bot if path is None else str(path), layout)
+        except YambError as error:
+            if path is None:
+                raise
+            raise YambError(f"{bot}: {str(error).replace(str(path), path.name)}") from None  # not the server's path
         self._players[key] = player
         if len(self._players) > MAX_PLAYERS_KEPT:
             self._players.popitem(last=False)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import os
 import warnings
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -24,6 +26,7 @@ from evolution.sweeps.space import SearchSpace, search_space
 from robo_players.neural.files import write_atomically
 from yamb.atomic import holds_files
 from yamb.errors import YambError
+from yamb.parsing import ParseError, parse_json, unreadable
 
 # heartbeats and retries are "experimental" in Optuna 5, and the sweep relies on them knowingly
 warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
@@ -68,7 +71,7 @@ def read_settings(directory: Path) -> SweepSettings | None:
     if not path.exists():
         return None
     try:
-        data = json.loads(path.read_text())
+        data = parse_json(path.read_bytes())
         if "preset" in data:  # a sweep.json of an earlier version
             data["recipe"] = data.pop("preset")
         return SweepSettings(**{**data, "space": SearchSpace.from_dict(data["space"])})
@@ -138,8 +141,8 @@ def check_journal(path: Path) -> None:
     with path.open("rb") as file:
         first = file.readline(1 << 20)
     try:
-        record = json.loads(first)
-    except ValueError:  # not JSON, or not UTF-8
+        record = parse_json(first)
+    except ParseError:  # not JSON, not UTF-8, too deep or too long to read
         record = None
     if not isinstance(record, dict) or "op_code" not in record:
         raise SweepError(f"{path} is not an Optuna journal file; name a new file or a sweep's journal "
@@ -157,7 +160,8 @@ def open_storage(url: str) -> optuna.storages.BaseStorage:
         path = Path(url)
         check_journal(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        return optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(str(path)))
+        with storage_failures(str(path)):
+            return optuna.storages.JournalStorage(CheckedJournal(str(path)))
     engine = {"connect_args": {"timeout": 60}} if url.startswith("sqlite") else None
     shown = hide_password(url)
     try:
@@ -171,6 +175,32 @@ def open_storage(url: str) -> optuna.storages.BaseStorage:
         raise SweepError(f"storage {shown!r} needs a database driver that is not installed: {fix}") from None
     except (ValueError, SQLAlchemyError) as error:
         raise SweepError(f"cannot open storage {shown!r}: {str(error).splitlines()[0]}") from None
+
+
+class CheckedJournal(optuna.storages.journal.JournalFileBackend):
+    """Optuna's journal file, whose records that Python's JSON reader fails on (a damaged line, nesting
+    too deep, an integer too long) are a ``SweepError`` naming the file."""
+
+    def read_logs(self, log_number_from: int) -> Generator[dict, None, None]:
+        try:
+            yield from super().read_logs(log_number_from)
+        except (ValueError, RecursionError) as error:
+            reason = unreadable(error) or "a line cut short"
+            raise SweepError(f"the journal {self._file_path} is damaged (a record: {reason})") from None
+
+
+@contextmanager
+def storage_failures(where: str) -> Iterator[None]:
+    """A storage's failure inside (a damaged database, a full disk) as one ``SweepError`` line naming
+    ``where`` (a database URL without its password) and the first cause."""
+    try:
+        yield
+    except (optuna.exceptions.StorageInternalError, SQLAlchemyError) as error:
+        cause: BaseException = error
+        while cause.__cause__ is not None or cause.__context__ is not None:
+            cause = cause.__cause__ or cause.__context__
+        reason = str(cause).splitlines()[0] if str(cause) else type(cause).__name__
+        raise SweepError(f"the storage {hide_password(where)} failed: {reason}") from None
 
 
 def hide_password(url: str) -> str:

@@ -39,6 +39,7 @@ from robo_players.neural.onnx_meta import check_sidecar, onnx_properties, player
 from robo_players.neural.population import genome_of
 from robo_players.neural.weights import FILE_KIND, FILE_VERSION, NeuralWeights, WeightsFileError
 from yamb.atomic import remove_temporaries, write_atomically, write_together
+from yamb.parsing import ParseError, parse_json, read_npz
 
 FORMATS = ("pt", "safetensors", "onnx", "npz")
 READABLE_VERSIONS = (1, 2, 3)  # version 1: no checksum; 2: a checksum of the spec and the weights only
@@ -165,11 +166,10 @@ def _read(path: Path, fmt: str) -> tuple[dict, dict[str, np.ndarray]]:
         from safetensors import safe_open
 
         with safe_open(str(path), framework="np") as f:
-            meta = json.loads(f.metadata()[METADATA_KEY])
+            meta = parse_json(f.metadata()[METADATA_KEY])
             return meta, {k: f.get_tensor(k) for k in f.keys()}
-    with np.load(path, allow_pickle=False) as data:
-        arrays = {k: data[k] for k in data.files}
-    return json.loads(str(arrays.pop(METADATA_KEY))), arrays
+    arrays = read_npz(path)
+    return parse_json(str(arrays.pop(METADATA_KEY))), arrays
 
 
 def check_finite(path: Path, genome: np.ndarray, cell_values: np.ndarray) -> None:
@@ -242,6 +242,8 @@ def load_weights(path: Path) -> NeuralWeights:
     check_is_file(path)
     try:
         meta, arrays = _read(path, fmt)
+    except ParseError as error:  # a damaged archive, metadata too deep or too long to read
+        raise WeightsFileError(f"{path}: {error}") from None
     except Exception as error:  # noqa: BLE001 - any failure to parse a user's file is bad input
         raise WeightsFileError(f"{path}: not a readable {fmt} weights file ({type(error).__name__})") from None
     return _from_arrays(path, meta, arrays)
@@ -270,11 +272,13 @@ def onnx_network(path: Path) -> tuple[NetSpec, OnnxForward, np.ndarray]:
         data = path.read_bytes()
         model = onnx.load_from_string(data)
         props = {p.key: p.value for p in model.metadata_props}
-        meta = json.loads(props[METADATA_KEY])
-        values = json.loads(props[CELL_VALUES])
+        meta = parse_json(props[METADATA_KEY])
+        values = parse_json(props[CELL_VALUES])
         graph = model.graph.SerializeToString()
         weights = [numpy_helper.to_array(t) for t in model.graph.initializer]
         session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    except ParseError as error:  # its metadata too deep or too long to read
+        raise WeightsFileError(f"{path}: its metadata is {error}") from None
     except Exception as error:  # noqa: BLE001 - any failure to parse a user's file is bad input
         raise WeightsFileError(f"{path}: not a readable onnx weights file ({type(error).__name__})") from None
     spec = _check_metadata(path, meta)

@@ -24,6 +24,7 @@ import numpy as np
 from robo_players.neural.features import dice_size, score_scale, table_size
 from robo_players.neural.weights import NeuralWeights, WeightsFileError
 from yamb.dice import FACES
+from yamb.parsing import ParseError, parse_json
 from yamb.rules import N_NUMBER_ROWS
 
 SIDECAR_FORMAT = "yamb-onnx-player"
@@ -42,9 +43,11 @@ def check_sidecar(onnx_path: Path, data: bytes) -> None:
     if not path.exists():
         return
     try:
-        side = json.loads(path.read_bytes())
-    except (OSError, ValueError) as error:
-        raise WeightsFileError(f"{path}: not a readable sidecar ({type(error).__name__})") from None
+        side = parse_json(path.read_bytes())
+    except OSError as error:
+        raise WeightsFileError(f"{path}: not a readable sidecar ({error.strerror or error})") from None
+    except ParseError as error:  # not JSON, too deep or too long to read
+        raise WeightsFileError(f"{path}: not a readable sidecar ({error})") from None
     if not isinstance(side, dict) or side.get("format") != SIDECAR_FORMAT:
         raise WeightsFileError(f"{path}: not the sidecar of a yamb ONNX player")
     if side.get("format_version", 1) != 1 and side.get("onnx_sha256") != hashlib.sha256(data).hexdigest():

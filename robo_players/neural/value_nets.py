@@ -29,6 +29,7 @@ from robo_players.neural.population import stacked_dense
 from yamb.atomic import write_atomically
 from yamb.errors import YambError
 from yamb.layout import Layout
+from yamb.parsing import DamagedError, ParseError, parse_json, read_npz
 from yamb.rules import Rules
 from yamb.table import Table
 
@@ -157,13 +158,16 @@ def save_values(path: Path, net: ValueNet, spec: ValueSpec, info: dict) -> None:
 def load_values(path: Path) -> tuple[ValueNet, ValueSpec, dict]:
     """The network, spec and metadata in ``path``, or a ``ValuesFileError``."""
     try:
-        with np.load(path) as f:
-            meta = json.loads(str(f[META]))
-            weights = {k: f[k] for k in f.files if k != META}
-    except (OSError, ValueError, KeyError) as error:
-        raise ValuesFileError(f"{path}: not a values file ({error})") from None
-    stored = meta.pop("sha256", None)
-    if meta.get("file") != FILE_KIND or stored != _digest(meta, weights):
+        weights = read_npz(path)
+        meta = parse_json(str(weights.pop(META)))
+    except ParseError as error:  # damaged (cut short, a flipped bit), or not an archive
+        raise ValuesFileError(f"{path}: {error}") from None
+    except OSError as error:
+        raise ValuesFileError(f"{path}: not a values file ({error.strerror or error})") from None
+    except KeyError:
+        raise ValuesFileError(f"{path}: not a values file (no {META} entry)") from None
+    stored = meta.pop("sha256", None) if isinstance(meta, dict) else None
+    if not isinstance(meta, dict) or meta.get("file") != FILE_KIND or stored != _digest(meta, weights):
         raise ValuesFileError(f"{path}: damaged (its content does not match its checksum)")
     s = meta["spec"]
     spec = ValueSpec(preset=s["preset"], joker=s["joker"], hidden=tuple(s["hidden"]), kind=s.get("kind", "state"),
@@ -173,12 +177,16 @@ def load_values(path: Path) -> tuple[ValueNet, ValueSpec, dict]:
 
 
 def is_values_file(name: str) -> bool:
-    """Whether ``name`` is a values file (an ``.npz`` with a values metadata entry)."""
+    """Whether ``name`` is a values file (an ``.npz`` with a values metadata entry); a ``ValuesFileError``
+    for an ``.npz`` too damaged to tell (cut short, a flipped bit)."""
     path = Path(name)
     if path.suffix != SUFFIX or not path.is_file():
         return False
     try:
-        with np.load(path) as f:
-            return META in f.files and json.loads(str(f[META])).get("file") == FILE_KIND
-    except (OSError, ValueError):
+        arrays = read_npz(path)
+        meta = parse_json(str(arrays[META])) if META in arrays else None
+    except DamagedError as error:
+        raise ValuesFileError(f"{path}: {error}") from None
+    except (OSError, ParseError):
         return False
+    return isinstance(meta, dict) and meta.get("file") == FILE_KIND

@@ -9,18 +9,18 @@ once ``FILE`` is. A later run with other options refuses it, naming one that dif
 from __future__ import annotations
 
 import json
-import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from yamb.errors import YambError
+from yamb.parsing import ParseError, parse_json, read_npz
 
 if TYPE_CHECKING:
     import numpy as np
 
 META = "__partial__"
-UNREADABLE = (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile)  # a file cut short or damaged
+UNREADABLE = (OSError, ParseError, KeyError)  # a file cut short or damaged
 KIND = "yamb-partial-rounds"
 
 
@@ -78,13 +78,12 @@ def keep_round(out: Path, options: dict, rounds: int, arrays: dict[str, np.ndarr
 
 def _read(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
     """The metadata and arrays of a file of kept rounds (empty if it cannot be read)."""
-    import numpy as np
-
     try:
-        with np.load(path) as f:
-            return json.loads(str(f[META])), {k: f[k] for k in f.files if k != META}
+        arrays = read_npz(path)
+        meta = parse_json(str(arrays.pop(META)))
     except UNREADABLE:
         return {}, {}
+    return (meta, arrays) if isinstance(meta, dict) else ({}, {})
 
 
 def kept_rounds(out: Path, options: dict) -> Kept | None:

@@ -38,6 +38,26 @@ def test_resume_touches_nothing_of_a_directory_that_is_not_a_run(tmp_path: Path,
     assert not missing.exists()
 
 
+
+@pytest.mark.parametrize(("text", "reason"), [("a = " + "[" * 100_000 + "]" * 100_000, "nested over 64 levels deep"),
+                                              ("generations = " + "9" * 5000, "an integer of over 4,300 digits")],
+                         ids=["deep", "long integer"])
+def test_a_settings_file_too_deep_or_too_long_to_read_is_one_line(tmp_path: Path, capsys, text: str,
+                                                                   reason: str) -> None:
+    """``--config FILE`` and a run's ``config.toml`` (``--resume``) read through ``yamb.parsing``."""
+    config = tmp_path / "run.toml"
+    config.write_text(text)
+    assert main(["evolve", "--config", str(config), "--out", str(tmp_path / "new")]) == 2
+    assert one_line_error(capsys).startswith(f"yamb evolve: error: {config}: not readable: {reason}")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.toml").write_text(text)
+    assert main(["evolve", "--resume", str(run)]) == 2
+    assert f"{run / 'config.toml'}: not readable: {reason}" in one_line_error(capsys)
+    assert [p.name for p in run.iterdir() if p.name != ".lock"] == ["config.toml"]
+    assert (run / "config.toml").read_text() == text
+    assert not (tmp_path / "new").exists()
+
 def test_a_new_run_writes_nothing_into_a_directory_of_other_files(tmp_path: Path, capsys) -> None:
     """``--out DIR`` where DIR holds files but no run: refused in one line, before anything is written."""
     foreign = tmp_path / "foreign"
@@ -78,6 +98,34 @@ def test_an_interrupted_run_names_the_command_that_continues_it(tmp_path: Path, 
         assert main(["evolve", "--resume", str(run)]) == 0
     assert (run / "best.pt").is_file()
 
+
+
+def test_resuming_a_finished_run_says_so_and_plays_nothing(tmp_path: Path, capsys,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A finished run resumed says it is finished and its verdict, exit 0, without a game played or a file
+    of its results written again; extended (``--generations``), or its summary lost, it plays on."""
+    run = tmp_path / "run"
+    assert main(["evolve", "--out", str(run), *TINY_ARGS]) == 0
+    capsys.readouterr()
+    results = {name: (run / name).read_bytes() for name in ("best.pt", "summary.json", "hall_of_fame.npz")}
+    stamps = {name: (run / name).stat().st_mtime_ns for name in results}
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("a finished run played again")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(run_module, "evolve", no_work)
+        assert main(["evolve", "--resume", str(run)]) == 0
+    out = capsys.readouterr().out
+    assert f"{run} is finished: 1 generations played and its results written" in out
+    assert "evolved" in out  # the verdict, as the run said it
+    assert {name: (run / name).read_bytes() for name in results} == results
+    assert {name: (run / name).stat().st_mtime_ns for name in results} == stamps
+    (run / "summary.json").write_text("{")  # cut short: the results are written again
+    assert main(["evolve", "--resume", str(run)]) == 0
+    assert json.loads((run / "summary.json").read_text())["generations"] == 1
+    assert main(["evolve", "--resume", str(run), "--generations", "2"]) == 0
+    assert json.loads((run / "summary.json").read_text())["generations"] == 2
 
 def test_two_identical_runs_write_the_same_best_player_and_hall_of_fame(tmp_path: Path) -> None:
     config = tiny()

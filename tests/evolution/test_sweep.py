@@ -241,3 +241,57 @@ def test_a_new_sweep_writes_nothing_into_a_directory_of_other_files(tmp_path: Pa
     assert err == (f"yamb sweep: error: {tmp_path} holds other files and no sweep (no sweep.json); "
                    "name a new or empty directory")
     assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+def a_sweep_of_five_trials(directory: Path, storage: str | None = None) -> None:
+    """A sweep directory whose study holds five complete trials (made directly, no run played)."""
+    settings = replace(tiny_settings(), storage=storage)
+    directory.mkdir()
+    write_settings(directory, settings)
+    study = optuna.create_study(storage=open_storage(storage or f"sqlite:///{directory / 'sweep.db'}"),
+                                study_name=settings.study, direction="maximize")
+    for i in range(5):
+        study.add_trial(optuna.trial.create_trial(value=100.0 + i, user_attrs={RUN_DIR: f"trials/{i}"}))
+
+
+def zero_page(path: Path) -> None:
+    """The database's second page (a table's root) as zeros."""
+    with path.open("r+b") as file:
+        file.seek(4096)
+        file.write(bytes(4096))
+
+
+def cut_in(path: Path, line: str, at: int = 2) -> None:
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:at] + [line + "\n"] + lines[at:]))
+
+
+DEEP, LONG = "[" * 100_000 + "]" * 100_000, "1" * 5000
+SWEEP_DAMAGE = {  # name: (what is done to the sweep, what its one line says)
+    "sweep.json too deep": (lambda d: (d / "sweep.json").write_text(DEEP), "is not a sweep settings file: not readable: nested"),
+    "sweep.json integer": (lambda d: (d / "sweep.json").write_text(f'{{"seed": {LONG}}}'),
+                           "is not a sweep settings file: not readable: an integer of over 4,300 digits"),
+    "journal's first record too deep": (lambda d: (d / "journal.log").write_text(f'{{"op_code": {DEEP}}}\n'),
+                                        "journal.log is not an Optuna journal file"),
+    "journal record too deep": (lambda d: cut_in(d / "journal.log", f'{{"op_code": 5, "x": {DEEP}}}'),
+                                "journal.log is damaged (a record: not readable: nested over 64 levels deep"),
+    "journal record integer": (lambda d: cut_in(d / "journal.log", f'{{"op_code": 5, "x": {LONG}}}'),
+                               "journal.log is damaged (a record: not readable: an integer of over 4,300 digits"),
+    "journal record not JSON": (lambda d: cut_in(d / "journal.log", '{"op_code": 5, '),
+                                "journal.log is damaged (a record: not JSON"),
+    "sweep.db zeroed page": (lambda d: zero_page(d / "sweep.db"), "sweep.db failed: database disk image is malformed"),
+}
+
+
+@pytest.mark.parametrize("damage", SWEEP_DAMAGE)
+def test_a_damaged_sweep_is_reported_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture, damage: str) -> None:
+    directory = tmp_path / "s"
+    journal = "journal" in damage
+    a_sweep_of_five_trials(directory, str(directory / "journal.log") if journal else None)
+    assert main(["sweep", "report", str(directory)]) == 0
+    capsys.readouterr()
+    harm, needle = SWEEP_DAMAGE[damage]
+    harm(directory)
+    assert main(["sweep", "report", str(directory)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("yamb sweep: error: ") and needle in err and len(err.splitlines()) == 1, err

@@ -67,6 +67,17 @@ def test_the_sidecar_names_its_onnx_and_another_ones_is_refused(tmp_path: Path) 
         onnx_network(one)
 
 
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("[" * 100_000 + "]" * 100_000, "not readable: nested over 64 levels deep"),
+    ('{"format": ' + "1" * 5000 + "}", "not readable: an integer of over 4,300 digits"),
+], ids=["deep", "long integer"])
+def test_a_sidecar_too_deep_or_too_long_to_read_is_one_line(tmp_path: Path, text: str, reason: str) -> None:
+    one = save_weights(player(1), tmp_path / "one.onnx")
+    sidecar_path(one).write_text(text)
+    with pytest.raises(WeightsFileError, match=rf"^{sidecar_path(one)}: not a readable sidecar \({reason}\)$"):
+        onnx_network(one)
+
 def test_a_kill_between_the_two_moves_leaves_the_new_pair_complete(tmp_path: Path) -> None:
     out = save_weights(player(1), tmp_path / "best.onnx")
     new = save_weights(player(2), tmp_path / "new.pt")

@@ -117,6 +117,51 @@ def test_a_values_file_round_trips_and_refuses_damage(tmp_path) -> None:
         load_values(tmp_path / "bad.npz")
 
 
+
+def damaged_copies(path, tmp_path) -> dict:
+    """``path`` cut in half, and with one bit flipped in its stored data: (file, reason) by name."""
+    data = path.read_bytes()
+    cut, flipped = tmp_path / f"cut-{path.name}", tmp_path / f"flipped-{path.name}"
+    cut.write_bytes(data[:len(data) // 2])
+    flip = bytearray(data)
+    flip[len(data) // 3] ^= 0x10
+    flipped.write_bytes(bytes(flip))
+    return {cut: "damaged (", flipped: "damaged ("}
+
+
+@pytest.mark.parametrize("kind", ["values", "weights"])
+def test_a_damaged_npz_is_one_line_saying_so(tmp_path, capsys, kind: str) -> None:
+    """A values or weights ``.npz`` cut short or with a flipped bit (zip's BadZipFile, zlib's error, a bad
+    CRC-32): whether a player, a coach, a start, a teacher or a luck reference, it is named damaged."""
+    from robo_players.neural.files import save_weights
+    from robo_players.neural.networks import NetSpec
+    from robo_players.neural.value_nets import is_values_file
+    from robo_players.neural.weights import NeuralWeights
+
+    yatzy = layout(rules("yatzy"))
+    if kind == "values":
+        spec = ValueSpec("yatzy", None, hidden=(64,))
+        torch.manual_seed(0)
+        good = tmp_path / "v.npz"
+        save_values(good, spec.build(), spec, {"seed": 3})
+    else:
+        net = NetSpec.for_layout("direct", yatzy, (64,))
+        genome = net.build().initial_genome(np.random.default_rng(0)).astype(np.float32)
+        good = save_weights(NeuralWeights(net, genome, np.zeros(yatzy.n_cells, np.float32), {}), tmp_path / "w.npz")
+    make_player(str(good), yatzy)
+    for path, reason in damaged_copies(good, tmp_path).items():
+        with pytest.raises(YambError, match=f"^{path}: {reason.replace('(', '[(]')}"):
+            make_player(str(path), yatzy)
+        if kind == "values":
+            with pytest.raises(ValuesFileError, match="damaged"):
+                is_values_file(str(path))
+            with pytest.raises(ValuesFileError, match="damaged"):
+                load_values(path)
+        for argv in (["simulate", "--player", str(path)], ["compare", "random", "--luck", str(path)]):
+            assert main([*argv, "--preset", "yatzy", "--games", "2"]) == 2
+            err = capsys.readouterr().err.strip()
+            assert len(err.splitlines()) == 1 and f"{path}: damaged (" in err, err
+
 def test_best_values_is_refused_where_no_network_is_shipped() -> None:
     with pytest.raises(YambError, match="no shipped best-values network for jamb6-6d-down-free-up-announce"):
         make_player("best-values", layout(rules("jamb6")))

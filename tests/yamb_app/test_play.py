@@ -6,6 +6,7 @@ import io
 import json
 import os
 import re
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -58,16 +59,31 @@ def expect_rejected(child: pexpect.spawn, reply: str, reason: str, prompt: str) 
     child.expect_exact(prompt)
 
 
+def exit_code(child: pexpect.spawn) -> int | None:
+    """The program's exit code, after the end of its output: waited for as long as its exit takes
+    (``close`` alone gives it 0.1 s, then kills it: on a loaded machine the code was then None)."""
+    code = child.wait()
+    child.close()
+    return code
+
+
 def final_scores(child: pexpect.spawn, names: list[str]) -> dict[str, int]:
     child.expect(pexpect.EOF)
     text = child.before
     return {name: int(re.findall(rf"^{re.escape(name)}: (-?\d+)\s*$", text, re.M)[-1]) for name in names}
 
 
-def finished(child: pexpect.spawn) -> int:
+def finished(child: pexpect.spawn) -> int | None:
     child.expect(pexpect.EOF)
-    child.close()
-    return child.exitstatus
+    return exit_code(child)
+
+
+def test_the_exit_code_is_waited_for_after_the_output_ends() -> None:
+    """A program whose output ends some time before it exits (as a loaded machine makes ``yamb play``'s
+    exit) is not killed for it: its own exit code is the one seen."""
+    slow_exit = "import os, time; os.close(0); os.close(1); os.close(2); time.sleep(1); os._exit(3)"
+    child = pexpect.spawn(sys.executable, ["-c", slow_exit], timeout=900)
+    assert finished(child) == 3
 
 
 # ----------------------------------------------------------------------------- whole games
@@ -127,8 +143,7 @@ def test_a_person_plays_yatzy_against_a_bot_with_bad_input_on_the_way(tmp_path: 
             pytest.fail(f"unexpected announce prompt in yatzy: {screen}")
     assert len(rows) == 1  # the last turn has one cell left, filled without asking
     scores = final_scores(child, ["You", "random"])
-    child.close()
-    assert child.exitstatus == 0
+    assert exit_code(child) == 0
     game = Game.from_dict(json.loads(save.read_text())["game"])  # saved after the last turn
     assert game.is_over()
     assert [scores["You"], scores["random"]] == game.scores()
@@ -172,8 +187,7 @@ def test_bots_alone_finish_with_the_engine_totals() -> None:
     args = ["--humans", "0", "--bots", "2", "--bot", "random", "--columns", "down,up", "--seed", "11"]
     child = spawn(*args)
     scores = final_scores(child, ["random 1", "random 2"])
-    child.close()
-    assert child.exitstatus == 0
+    assert exit_code(child) == 0
     batch = GameBatch(layout(yamb.rules("yamb"), ["down", "up"], players=2), 1, seed=11)
     expected = play(batch, [RandomPlayer(), RandomPlayer()])[0]
     assert [scores["random 1"], scores["random 2"]] == expected.tolist()
@@ -209,8 +223,7 @@ def test_ctrl_c_saves_and_load_resumes_the_same_game(tmp_path: Path) -> None:
     while child.expect(PROMPTS) == 1:
         child.sendline("fill")
     scores = final_scores(child, ["You", "random"])
-    child.close()
-    assert child.exitstatus == 0
+    assert exit_code(child) == 0
     assert [scores["You"], scores["random"]] == Game.from_dict(json.loads(save.read_text())["game"]).scores()
 
 
@@ -255,7 +268,7 @@ def test_hints_flag_shows_the_bot_advice_at_every_decision() -> None:
         (["--columns", "counter_announce", "--bots", "0"], "counter_announce columns need at least two players"),
         (["--load", "no-such-file.json"], "argument --load: no such file: no-such-file.json"),
         (["--load", "/dev/zero"], "argument --load: /dev/zero is not a regular file"),
-        (["--load", str(ROOT / "pyproject.toml")], "pyproject.toml is not a saved game (not JSON)"),
+        (["--load", str(ROOT / "pyproject.toml")], "pyproject.toml is not a saved game: not JSON"),
     ],
 )
 def test_bad_command_line_is_one_line_and_exit_2(args: list[str], needle: str,

@@ -51,3 +51,26 @@ def test_a_save_of_version_1_is_read_without_a_checksum(tmp_path: Path) -> None:
     del old["sha256"]
     path.write_text(json.dumps({**old, "version": 1}))
     assert read_save(path) == (game, seats)
+
+
+UNREADABLE = {  # text Python's JSON reader fails on beyond its decode errors, and what the line says
+    "deep": ("[" * 100_000 + "]" * 100_000, "nested over 64 levels deep"),
+    "nested": ('{"format": "yamb-play", "game": ' + "[" * 100 + "]" * 100 + "}", "nested over 64 levels deep"),
+    "long integer": ('{"format": "yamb-play", "version": ' + "1" * 5000 + "}", "an integer of over 4,300 digits"),
+}
+
+
+@pytest.mark.parametrize("kind", UNREADABLE)
+@pytest.mark.parametrize("command", [["review"], ["play", "--load"], ["play", "--bots", "1", "--humans", "0",
+                                                                      "--save"]])
+def test_a_save_too_deep_or_too_long_to_read_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         kind: str, command: list[str]) -> None:
+    path = tmp_path / "game.json"
+    text, reason = UNREADABLE[kind]
+    path.write_text(text)
+    assert main([*command, str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert err.startswith(f"yamb {command[0]}: error: {path}")
+    assert reason in err or "not a saved game of yamb play" in err
+    assert path.read_text() == text  # nothing replaced

@@ -98,6 +98,29 @@ def test_a_move_for_another_state_is_refused(client):
     assert client.post(f"/api/games/{gid}/bot").json()["moves"] == 4
 
 
+
+def test_two_servers_on_one_database_serve_each_other_s_moves(tmp_path):
+    """A game moved through one server is served moved by the other (which read it before), never
+    answered 500 "damaged"; a move meant for the stale state is refused there (409), then played."""
+    settings = Settings(db=tmp_path / "games.sqlite3", runs=tmp_path / "runs")
+    with TestClient(create_app(settings)) as one, TestClient(create_app(settings)) as two:
+        state = created(one, preset="yatzy", seed=6, seats=PERSON_AND_BOT)
+        gid = state["id"]
+        assert two.get(f"/api/games/{gid}").json() == state  # two keeps it now
+        rolled = one.post(f"/api/games/{gid}/moves", json={"moves": 0, "kind": "roll", "keep": []})
+        assert rolled.status_code == 200
+        seen = two.get(f"/api/games/{gid}")
+        assert seen.status_code == 200, seen.text
+        assert seen.json() == rolled.json()
+        cell = rolled.json()["fillable"][0]
+        fill = {"kind": "fill", "column": cell["column"], "row": cell["row"]}
+        assert two.post(f"/api/games/{gid}/moves", json={"moves": 0, **fill}).status_code == 409
+        filled = two.post(f"/api/games/{gid}/moves", json={"moves": 1, **fill})
+        assert filled.status_code == 200 and filled.json()["moves"] == 2
+        assert one.get(f"/api/games/{gid}").json() == filled.json()
+        assert one.post(f"/api/games/{gid}/bot", json={"moves": 2}).json()["moves"] == 3
+        assert [step["n"] for step in two.get(f"/api/games/{gid}/log").json()] == [1, 2, 3]
+
 def test_parallel_moves_on_a_real_server_play_once(tmp_path):
     """Fifteen fills of the same state sent at once: one is played, fourteen refused with 409."""
     with serving(tmp_path / "g.sqlite3") as server:
@@ -161,6 +184,21 @@ def test_bad_json_is_a_400_with_the_reason(client, body, word):
     assert response.status_code == 400, response.text
     assert word in response.json()["detail"]
 
+
+
+@pytest.mark.parametrize("content_type", [None, "text/plain", "text/plain; charset=utf-8",
+                                          "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"])
+def test_a_body_not_sent_as_json_is_a_415_with_the_reason(client, content_type):
+    """A form (a cross-site page can post ``text/plain`` without asking) or a body with no type is refused
+    with the reason, not a raw 422 of the models; ``application/json`` (a charset or ``+json`` too) plays."""
+    body = json.dumps({"preset": "yatzy", "seats": [{"name": "a"}]}).encode()
+    headers = {} if content_type is None else {"content-type": content_type}
+    response = client.post("/api/games", content=body, headers=headers)
+    assert response.status_code == 415, response.text
+    assert response.json()["detail"] == ("the body must be JSON sent as Content-Type: application/json, not "
+                                         f"{(content_type or 'no Content-Type').split(';')[0]}")
+    for declared in ("application/json", "application/json; charset=utf-8", "Application/JSON", "application/ld+json"):
+        assert client.post("/api/games", content=body, headers={"content-type": declared}).status_code == 201
 
 def test_bad_numbers_in_a_move_are_400_and_leave_the_game(client):
     state = created(client, preset="yatzy", seed=1, seats=PERSON_AND_BOT)
@@ -248,6 +286,8 @@ def test_damaged_runs_are_flagged_not_500(client, tmp_path):
         "bad-config": ("config.toml", b'game = "yatzy\xff"\n'),
         "huge-logbook": ("logbook.csv", b'gen,avg\n0,"' + b"9" * 200_000 + b'"\n'),
         "not-toml": ("config.toml", b"game = = 1\n"),
+        "deep-config": ("config.toml", b"game = " + b"[" * 100_000 + b"]" * 100_000 + b"\n"),
+        "long-config": ("config.toml", b"generations = " + b"9" * 5000 + b"\n"),
         "nan-config": ("config.toml", b"game = \"yatzy\"\npopulation = nan\ngames = inf\n"),
         "bad-best": ("best.pt", b"not a torch file"),
     }
@@ -262,13 +302,18 @@ def test_damaged_runs_are_flagged_not_500(client, tmp_path):
     assert set(by_name) == {"good", *damage}  # the run whose name is not text is left out
     assert by_name["good"]["problem"] is None and by_name["good"]["generations"] == 5
     for name, word in (("bad-logbook", "logbook.csv is not UTF-8"), ("bad-config", "config.toml is not UTF-8"),
-                       ("huge-logbook", "logbook.csv is not CSV"), ("not-toml", "config.toml is not TOML")):
+                       ("huge-logbook", "logbook.csv is not CSV"), ("not-toml", "config.toml is not TOML"),
+                       ("deep-config", "config.toml is not readable: nested over 64 levels deep"),
+                       ("long-config", "config.toml is not readable: an integer of over 4,300 digits")):
         assert word in by_name[name]["problem"], by_name[name]
         detail = client.get(f"/api/runs/{name}")
         assert detail.status_code == 200 and word in detail.json()["problem"]
     assert by_name["nan-config"]["settings"] == {"game": "yatzy"} and by_name["nan-config"]["problem"] is None
     best = client.get("/api/runs/bad-best").json()
     assert best["table"] is None and "best.pt" in best["problem"] and str(tmp_path) not in best["problem"]
+    seated = client.post("/api/games", json={"preset": "yatzy", "seats": [{"name": "r", "bot": "run:bad-best"}]})
+    assert seated.status_code == 400 and "best.pt" in seated.json()["detail"], seated.text
+    assert str(tmp_path) not in seated.text  # the server's paths are not the client's business
     options = client.get("/api/options")
     assert options.status_code == 200 and {r["name"] for r in options.json()["runs"]} == set(by_name)
     # the good run's player still plays

@@ -169,6 +169,13 @@ def run(args: argparse.Namespace) -> int:
         with stop_on_sigterm(), where.lock(create=not args.resume):
             if args.resume:
                 state = evolution.resume(run_dir, changes)
+                summary = where.finished(state)
+                if summary is not None:  # nothing to play: its results are written
+                    show(console, f"{run_dir} is finished: {state.generation} generations played and its results "
+                                  f"written (give --generations N, more than {state.generation}, to go on)")
+                    for line in evolution.verdict_lines(summary["verdict"]):
+                        show(console, line)
+                    return 0
                 show(console, f"resuming {run_dir} after generation {state.generation}")
             else:
                 state = evolution.start(plan, run_dir)

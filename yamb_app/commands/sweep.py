@@ -64,12 +64,11 @@ def run(args: argparse.Namespace) -> int:
 def sweep(args: argparse.Namespace, directory: str | None) -> int:
     from pathlib import Path
 
-    import optuna
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from evolution.config import parse_assignments
-    from evolution.sweeps.study import SweepError, settle_settings
+    from evolution.sweeps.study import SweepError, settle_settings, storage_failures
     from evolution.sweeps.sweep import run_sweep
 
     _old_preset(args)
@@ -89,7 +88,8 @@ def sweep(args: argparse.Namespace, directory: str | None) -> int:
     columns = (TextColumn("[bold]trials"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.description}"))
     try:
-        with Progress(*columns, console=console, disable=not console.is_terminal) as progress:
+        with storage_failures(settings.storage or str(path / "sweep.db")), \
+                Progress(*columns, console=console, disable=not console.is_terminal) as progress:
             task = progress.add_task("", total=trials)
             said = [-1]  # the finished trials a line was printed for, off a terminal
 
@@ -100,10 +100,6 @@ def sweep(args: argparse.Namespace, directory: str | None) -> int:
                     show(console, f"trials {finished}/{trials}: {note}")
 
             study = run_sweep(path, settings, trials, args.workers or 1, advance)
-    except optuna.exceptions.StorageInternalError as error:  # e.g. "database or disk is full"
-        while error.__cause__ is not None or error.__context__ is not None:
-            error = error.__cause__ or error.__context__
-        raise SweepError(f"the storage {settings.storage or path / 'sweep.db'} failed: {error}") from None
     except KeyboardInterrupt:
         console.print(f"interrupted; continue with: yamb sweep {path} --trials {trials}")
         raise
@@ -153,21 +149,23 @@ def report(args: argparse.Namespace, directory: str) -> int:
     from rich.console import Console
 
     from evolution.sweeps.report import PLOTS_DIR, best_trials, write_plots
-    from evolution.sweeps.study import SweepError, load_study, read_settings
+    from evolution.sweeps.study import SweepError, load_study, read_settings, storage_failures
     from evolution.sweeps.sweep import RUN_DIR
 
     path = Path(directory)
     settings = read_settings(path)
     if settings is None:
         raise SweepError(f"{path} is not a sweep directory (no sweep.json)")
-    study = load_study(path, settings)
     console = Console()
-    print_best(console, study, args.top)
-    best = best_trials(study, 1)
-    if best:
-        run_dir = path / best[0].user_attrs[RUN_DIR]
-        show(console, f"best trial {best[0].number}; run it again with: "
-                      f"yamb evolve --config {run_dir / 'config.toml'} --out runs/sweep-best")
-    for name, where in write_plots(study, path / PLOTS_DIR).items():
+    with storage_failures(settings.storage or str(path / "sweep.db")):  # a damaged database: one line
+        study = load_study(path, settings)
+        print_best(console, study, args.top)
+        best = best_trials(study, 1)
+        if best:
+            run_dir = path / best[0].user_attrs[RUN_DIR]
+            show(console, f"best trial {best[0].number}; run it again with: "
+                          f"yamb evolve --config {run_dir / 'config.toml'} --out runs/sweep-best")
+        plots = write_plots(study, path / PLOTS_DIR)
+    for name, where in plots.items():
         console.print(f"{name}: {where}")
     return 0

@@ -16,6 +16,7 @@ from typing import Any
 
 from yamb.atomic import WriteError, write_atomically
 from yamb.errors import YambError
+from yamb.parsing import parse_json
 
 FORMAT = "yamb-play"
 VERSION = 2  # 2: sha256
@@ -47,8 +48,8 @@ def check_replaceable(path: str | Path) -> None:
     if not path.is_file() or path.stat().st_size == 0:
         return
     try:
-        data = json.loads(path.read_bytes()) if path.stat().st_size <= MAX_SAVE_BYTES else None
-    except ValueError:  # not JSON, or not UTF-8
+        data = parse_json(path.read_bytes()) if path.stat().st_size <= MAX_SAVE_BYTES else None
+    except YambError:  # not JSON, not UTF-8, too deep or too long to read
         data = None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise SaveFileError(f"{path} holds a file that is not a saved game of yamb play, and --save would "
@@ -64,11 +65,11 @@ def content_sha256(game: object, seats: object) -> str:
 def read_save(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The game snapshot and seats saved in ``path``."""
     try:
-        data = json.loads(Path(path).read_text())
+        data = parse_json(Path(path).read_bytes())
     except OSError as error:
         raise SaveFileError(f"cannot read {path}: {error.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise SaveFileError(f"{path} is not a saved game (not JSON)") from None
+    except YambError as error:
+        raise SaveFileError(f"{path} is not a saved game: {error}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise SaveFileError(f"{path} is not a saved game of yamb play")
     if data.get("version") not in READABLE_VERSIONS:

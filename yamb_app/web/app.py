@@ -7,7 +7,7 @@ input of any kind gets a 4xx JSON answer ``{"detail": "..."}``: 400 with the
 engine's message for an illegal move or an impossible table (or a body that is
 not strict JSON), 404 for an unknown game or run, 409 for a move that is not
 the caller's to make or was meant for another state of the game, 413 for a
-body over ``max_body_bytes``, 421 for a Host the server does not answer for,
+body over ``max_body_bytes``, 415 for a body not sent as JSON, 421 for a Host the server does not answer for,
 422 for JSON that does not fit the models, 429 when ``max_open_games`` are
 open. A store that cannot be used answers 507 (full), 503 or 500 (damaged)
 with the reason, printed once on the server's standard error too.

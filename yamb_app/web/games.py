@@ -142,9 +142,13 @@ class Games:
         return BotsOut(bots=names, default_bot=names[0])
 
     def _load(self, game_id: str) -> Live:
+        """The game, as kept while the store holds it as kept, else read again (another server on the same
+        database moved it on, or dropped it)."""
         if game_id in self._live:
-            self._live.move_to_end(game_id)
-            return self._live[game_id]
+            if self.store.moves(game_id) == self._live[game_id].moves:
+                self._live.move_to_end(game_id)
+                return self._live[game_id]
+            del self._live[game_id]
         stored = self.store.get(game_id) if GAME_ID.fullmatch(game_id) else None
         if stored is None:
             raise NotFoundError(f"no game {game_id!r}")

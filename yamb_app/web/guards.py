@@ -4,7 +4,8 @@
   gets 421 (a page whose domain was rebound to this machine's address names
   its own domain there), a request without one 400.
 - ``BodyCheck``: a body over ``limit`` bytes gets 413 before it is read
-  whole; a body that is not strict JSON (``NaN``, ``Infinity``, a number that
+  whole; a body not declared JSON (``Content-Type: application/json``: a
+  form's ``text/plain``, none at all) gets 415; a body that is not strict JSON (``NaN``, ``Infinity``, a number that
   overflows, a lone surrogate, nesting too deep, bytes that are not UTF-8)
   gets 400 with the reason, so the models only ever see finite numbers and
   text that encodes.
@@ -170,6 +171,13 @@ def _depth(text: str) -> int:
     return deepest
 
 
+def is_json_type(content_type: str) -> bool:
+    """Whether a ``Content-Type`` header names JSON (``application/json`` or ``application/...+json``,
+    parameters such as ``charset`` aside), as the app reads a body."""
+    kind, _, sub = content_type.split(";")[0].strip().lower().partition("/")
+    return kind == "application" and (sub == "json" or sub.endswith("+json"))
+
+
 class BodyCheck:
     """A body over ``limit`` bytes gets 413 (counted as it arrives, a declared length checked first);
     a body that is not strict JSON gets 400 (``check_json``). The body read here is handed to the app."""
@@ -198,6 +206,11 @@ class BodyCheck:
                 await refuse(send, 413, f"request body over {self.limit} bytes")
                 return
         if body.strip():
+            declared = dict(scope["headers"]).get(b"content-type", b"").decode("latin-1")
+            if not is_json_type(declared):
+                await refuse(send, 415, f"the body must be JSON sent as Content-Type: application/json, "
+                                        f"not {declared.split(';')[0].strip() or 'no Content-Type'}")
+                return
             try:
                 check_json(body)
             except BodyError as error:

@@ -16,13 +16,13 @@ from __future__ import annotations
 import csv
 import io
 import math
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from evolution.run_dir import BEST_FILE, CONFIG_FILE, LOGBOOK_FILE
 from robo_players.neural.files import load_weights
 from yamb.errors import YambError
+from yamb.parsing import ParseError, parse_toml
 from yamb_app.seats import RUN_BOT_PREFIX
 
 CURVE_COLUMNS = ("gen", "avg", "std", "min", "max", "expectimax")
@@ -74,13 +74,11 @@ def read_settings(run_dir: Path) -> tuple[dict, str | None]:
     if not path.is_file():
         return {}, None
     try:
-        config = tomllib.loads(path.read_bytes().decode("utf-8"))
+        config = parse_toml(path.read_bytes())
     except OSError as error:
         return {}, f"{CONFIG_FILE} cannot be read ({error.strerror or error})"
-    except UnicodeDecodeError as error:
-        return {}, f"{CONFIG_FILE} is not UTF-8 text (byte {error.start})"
-    except tomllib.TOMLDecodeError as error:
-        return {}, f"{CONFIG_FILE} is not TOML ({error})"
+    except ParseError as error:  # not UTF-8, not TOML, nested too deep or an integer too long to read
+        return {}, f"{CONFIG_FILE} is {error}"
     return {k: config[k] for k in SHOWN_SETTINGS if k in config and _shown(config[k])}, None
 
 

@@ -214,6 +214,12 @@ class GameStore:
         except (ValueError, TypeError):
             raise DamagedGameError(f"game {game_id} is damaged in the database (its row is not JSON)") from None
 
+    def moves(self, game_id: str) -> int | None:
+        """How many moves the stored game has (None when there is no such game): another server on
+        the same database may have moved it on since this one read it."""
+        rows = self._read("SELECT moves FROM games WHERE id = ?", (game_id,))
+        return rows[0][0] if rows else None
+
     def add_move(self, game_id: str, moves_before: int, snapshot: dict, over: bool, entry: dict,
                  seats: list[dict]) -> None:
         """Write the snapshot after move ``moves_before + 1`` and its log entry, in one transaction."""
@@ -232,10 +238,10 @@ class GameStore:
             raise StaleGameError(game_id) from None
 
     def log(self, game_id: str, moves: int, last: int) -> list[dict]:
-        """The last ``last`` log entries of a game of ``moves`` moves, oldest first; ``DamagedGameError``
-        when one does not match its checksum or one is missing."""
-        rows = self._read("SELECT game, n, entry, checksum FROM moves WHERE game = ? ORDER BY n DESC LIMIT ?",
-                          (game_id, last))
+        """The last ``last`` log entries of a game of ``moves`` moves, oldest first (moves another server
+        added since are not its); ``DamagedGameError`` when one does not match its checksum or one is missing."""
+        rows = self._read("SELECT game, n, entry, checksum FROM moves WHERE game = ? AND n <= ? ORDER BY n DESC "
+                          "LIMIT ?", (game_id, moves, last))
         rows.reverse()
         if [row[1] for row in rows] != list(range(max(0, moves - last) + 1, moves + 1)):
             raise DamagedGameError(f"game {game_id} is damaged in the database (moves of its log are missing)")
