@@ -439,3 +439,114 @@ def score_tables(preset: str = "yatzy", joker: str | None = None, use_cache: boo
 def endgame_tables(rules: Rules, filled: int) -> ScoreTables:
     """Tables of an endgame: the solver and the distributions of the states that include ``filled``."""
     return build_tables(solve_solitaire(rules, filled), filled)
+
+
+class Utility(NamedTuple):
+    """What a final total is worth to each game's player, and how the kernels read it."""
+
+    values: np.ndarray  # (n, L) worth of final totals 0..L-1 (more counts as L - 1), nondecreasing
+    base: np.ndarray  # (n,) int64 the points the player has
+    by_reach: bool  # value an ending by the reach chances (else by the distribution of optimal play)
+
+
+@njit(cache=True)
+def _ending_value(i, ns, points, utility, dist, tail, reach, cap):
+    """What ending a turn in state ``ns`` with ``points`` more is worth to game ``i``."""
+    u = utility.values[i]
+    last = u.shape[0] - 1
+    base = utility.base[i] + points
+    if utility.by_reach:  # U(0) + sum over f of (U(f) - U(f - 1)) P(final >= f), each chance its best
+        total = u[0]
+        for f in range(1, last + 1):
+            w = u[f] - u[f - 1]
+            if w != 0.0:
+                total += w * entry(reach, ns, min(f - base, cap))
+        return total
+    total = 0.0
+    lo = dist.lo[ns]
+    for j in range(dist.start[ns + 1] - dist.start[ns]):
+        total += dist.flat[dist.start[ns] + j] * u[min(base + lo + j, last)]
+    return total
+
+
+@njit(cache=True, parallel=True)
+def _utility_values(mask, upper, y, now, utility, moves, params, dist, tail, reach, options, fills):
+    """``options[i, m]``: the best ending with multiset ``m``; ``fills[i, r]``: ending with ``now[i]`` in
+    row ``r`` (-inf where not allowed). Endings of one row and score are valued once."""
+    scores, five_face = moves.scores, moves.five_face
+    n_multisets, n_rows = scores.shape[0], params.n_rows
+    most = 0
+    for m in range(n_multisets):
+        for r in range(n_rows):
+            most = max(most, scores[m, r], moves.joker_scores[m, r])
+    for i in prange(len(mask)):
+        seen = np.full((n_rows, most + 1, 2), np.nan)
+        for m in range(n_multisets):
+            allowed = allowed_rows(mask[i], five_face[m], params)
+            best = -np.inf
+            for r in range(n_rows):
+                v = -np.inf
+                if (allowed >> r) & 1:
+                    score, extra = row_score(mask[i], y[i], m, r, scores, moves.joker_scores, five_face, params)
+                    e = 1 if extra > 0 else 0
+                    v = seen[r, score, e]
+                    if v != v:
+                        points, ns = _move(mask[i], upper[i], y[i], m, r, moves, params)
+                        v = _ending_value(i, ns, points, utility, dist, tail, reach, moves.cap)
+                        seen[r, score, e] = v
+                    best = v if v > best else best
+                if m == now[i]:
+                    fills[i, r] = v
+            options[i, m] = best
+
+
+def ending_values(tables: ScoreTables, solution: SolitaireSolution, state: tuple, now: np.ndarray,
+                  utility: Utility) -> tuple[np.ndarray, np.ndarray]:
+    """``(options, fills)`` of games in ``state`` (mask, upper, y arrays) holding multisets ``now`` for a
+    player to whom a final total is worth ``utility``: the worth of ending the turn with each multiset
+    (the ``options`` of ``plan_turn``) and of filling each row with ``now`` (-inf where not allowed),
+    later turns valued by ``utility.by_reach``: the reach chances (each threshold its best) or the
+    distribution of expected-score optimal play."""
+    rules = tables.rules
+    mask, upper, y = (np.asarray(a, np.int64) for a in state)
+    n = len(mask)
+    options = np.empty((n, rules.dice.n_multisets))
+    fills = np.empty((n, rules.n_rows))
+    moves = Moves(rules.scores, rules.joker_scores, rules.five_alike_face, solution.values, tables.index,
+                  tables.cap)
+    _utility_values(mask, upper, y, np.asarray(now, np.int64), utility, moves, params_of(rules), tables.dist,
+                    tables.tail, tables.reach, options, fills)
+    return options, fills
+
+
+@njit(cache=True, parallel=True)
+def win_utility(dist, others, earned, done, out):
+    """``out[i, f]``: the share of the win a final total ``f`` gets in game ``i`` against the players
+    ``others[i]`` (state numbers; ``done``: finished on ``earned[i]``), each an independent optimal
+    player with ``earned[i]`` points: ties shared, ``E[1 / (1 + ties)]`` when no other total is higher."""
+    n, k = others.shape
+    length = out.shape[1]
+    for i in prange(n):
+        below = np.zeros(k)  # P(O_q < f)
+        at = np.zeros(k)
+        coef = np.empty(k + 1)
+        for f in range(length):
+            for q in range(k):
+                below[q] += at[q]
+                if done[i, q]:
+                    at[q] = 1.0 if f == earned[i, q] else 0.0
+                else:
+                    s, x = others[i, q], f - earned[i, q]
+                    lo, width = dist.lo[s], dist.start[s + 1] - dist.start[s]
+                    at[q] = dist.flat[dist.start[s] + x - lo] if lo <= x < lo + width else 0.0
+            coef[0] = 1.0
+            for j in range(1, k + 1):
+                coef[j] = 0.0
+            for q in range(k):  # times (below + z at)
+                for j in range(q + 1, 0, -1):
+                    coef[j] = coef[j] * below[q] + coef[j - 1] * at[q]
+                coef[0] *= below[q]
+            share = 0.0
+            for j in range(k + 1):
+                share += coef[j] / (j + 1)
+            out[i, f] = share

@@ -213,9 +213,10 @@ class SolitaireSolution:
     def expected_score(self) -> float:
         return float(self.values[0, 0, 0])
 
-    def state_of(self, batch: GameBatch, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(mask, upper, y) of the player to move in each of ``games`` (column 0)."""
-        p = batch.player[games]
+    def state_of(self, batch: GameBatch, games: np.ndarray,
+                 players: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(mask, upper, y) of the player to move (or of ``players``) in each of ``games`` (column 0)."""
+        p = batch.player[games] if players is None else players
         mask = batch.filled[games, p, 0].astype(np.int64)
         cells = batch.cells[games, p, 0].astype(np.int64)
         upper = capped_upper(self.rules, cells)
