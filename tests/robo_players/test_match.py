@@ -37,11 +37,11 @@ def test_three_players_every_seat():
 
 
 def test_cli(capsys):
-    assert main(["match", "greedy", "smart", "--preset", "yatzy", "--games", "20", "--seed", "9", "--json"]) == 0
+    assert main(["match", "random", "greedy", "--preset", "yatzy", "--games", "20", "--seed", "9", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    shares = [out["players"][n]["win_share"] for n in ("greedy", "smart")]
+    shares = [out["players"][n]["win_share"] for n in ("random", "greedy")]
     assert abs(sum(shares) - 1) < 1e-12 and shares[1] > shares[0]
-    assert {"win_share", "win_share_sem", "mean"} <= set(out["players"]["smart"])
+    assert {"win_share", "win_share_sem", "mean"} <= set(out["players"]["greedy"])
     assert main(["match", "greedy", "--preset", "yatzy"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
     assert main(["match", "greedy", "greedy", "--preset", "yatzy"]) == 2
