@@ -58,6 +58,7 @@ from yamb.rules import N_NUMBER_ROWS, Rules
 CAP = {"yahtzee": 500}  # points still to come lumped at this many (no cap: the largest possible)
 TRIM = 1e-12
 FORMAT = 1
+MOST_POINTS = 256  # more than one turn ever earns
 
 
 class Vectors(NamedTuple):
@@ -127,6 +128,21 @@ def _shift_into(dist, tail, s, points, out, cap):
             out[width] += p * (x + points - cap)
 
 
+@njit(cache=True)
+def _shifted_chances(reach, s, points, out):
+    """``out[t]``: the chance of reaching ``t - points`` from state ``s``, for every ``t``."""
+    width = out.shape[0]
+    lo, n = reach.lo[s], reach.start[s + 1] - reach.start[s]
+    flat = reach.flat[reach.start[s]: reach.start[s + 1]]
+    first = points + max(lo, 1)  # before: reached already, or fewer than lo more needed: 1
+    for t in range(min(width, first)):
+        out[t] = 1.0
+    for t in range(first, min(width, points + lo + n)):
+        out[t] = flat[t - points - lo]
+    for t in range(max(first, points + lo + n), width):
+        out[t] = 0.0
+
+
 @njit(cache=True, parallel=True)
 def _build_level(masks, moves, params, dice, dist, tail, reach):
     """Fill ``dist``, ``tail`` and ``reach`` of every state of each mask in ``masks`` (one level)."""
@@ -179,6 +195,8 @@ def _build_mask(mask, moves, params, dice, dist, tail, reach):
     kv_buf = np.empty(n_keeps * (widest + 1))
     best_buf = np.empty(n_keeps * widest)
     points = np.empty((n_multisets, n_rows), dtype=np.int64)
+    made = np.empty((n_rows, MOST_POINTS), dtype=np.int64)  # the state whose chances rows_buf[r, points] holds
+    rows_buf = np.empty((n_rows, MOST_POINTS, widest))
     nxt = np.full((n_multisets, n_rows), -1, dtype=np.int64)
     for b in range(n):
         u, y = states[b, 0], states[b, 1]
@@ -218,6 +236,9 @@ def _build_mask(mask, moves, params, dice, dist, tail, reach):
         val = value_buf[: rolls * n_multisets * width].reshape((rolls, n_multisets, width))
         kv2 = kv_buf[: n_keeps * width].reshape((n_keeps, width))
         best2 = best_buf[: n_keeps * width].reshape((n_keeps, width))
+        for r in range(n_rows):  # each ending's row of chances is made once per row and points
+            for k in range(MOST_POINTS):
+                made[r, k] = -1
         for m in range(n_multisets):
             row = opts[0, m]
             for t in range(width):
@@ -227,9 +248,12 @@ def _build_mask(mask, moves, params, dice, dist, tail, reach):
                 if ns < 0:
                     continue
                 pr = points[m, r]
+                if made[r, pr] != ns:
+                    _shifted_chances(reach, ns, pr, rows_buf[r, pr, :width])
+                    made[r, pr] = ns
+                src = rows_buf[r, pr]
                 for t in range(width):
-                    v = 1.0 if t <= pr else entry(reach, ns, t - pr)
-                    row[t] = v if v > row[t] else row[t]
+                    row[t] = src[t] if src[t] > row[t] else row[t]
             for t in range(1, rolls):
                 for x in range(width):
                     opts[t, m, x] = row[x]
