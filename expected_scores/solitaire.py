@@ -49,7 +49,7 @@ class Params(NamedTuple):
     threshold: int  # of the numbers bonus
 
 
-def _params(rules: Rules) -> Params:
+def params_of(rules: Rules) -> Params:
     """The ``Params`` of ``rules``."""
     spec = rules.spec
     yz_row = rules.row_index("yahtzee") if rules.has_jokers else NO_ROW
@@ -58,7 +58,7 @@ def _params(rules: Rules) -> Params:
 
 
 @njit(cache=True)
-def _allowed_rows(mask, face, params):
+def allowed_rows(mask, face, params):
     """Bitmask of the rows that may be filled with dice showing five ``face`` (0: not five alike)."""
     n_rows, yz_row, forced = params.n_rows, params.yz_row, params.forced
     open_rows = ~mask & ((1 << n_rows) - 1)
@@ -72,8 +72,9 @@ def _allowed_rows(mask, face, params):
 
 
 @njit(cache=True)
-def _after(mask, upper, y, r, score, values, params):
-    """``score`` in row ``r`` plus the numbers bonus it completes plus the next state's value."""
+def next_state(upper, y, r, score, params):
+    """``(gained, next_upper, next_y)`` of writing ``score`` in row ``r``: the numbers bonus it completes
+    and the next state's capped numbers sum and Yahtzee flag."""
     yz_row, bonus, threshold = params.yz_row, params.bonus, params.threshold
     next_y = 1 if r == yz_row and score > 0 else y
     next_upper = upper
@@ -82,12 +83,20 @@ def _after(mask, upper, y, r, score, values, params):
         next_upper = min(threshold, upper + score)
         if upper < threshold <= upper + score:
             gained = bonus
+    return gained, next_upper, next_y
+
+
+@njit(cache=True)
+def _after(mask, upper, y, r, score, values, params):
+    """``score`` in row ``r`` plus the numbers bonus it completes plus the next state's value."""
+    gained, next_upper, next_y = next_state(upper, y, r, score, params)
     return score + gained + values[mask | (1 << r), next_upper, next_y]
 
 
 @njit(cache=True)
-def _fill_value(mask, upper, y, m, r, scores, joker_scores, five_face, values, params):
-    """Points earned by filling row ``r`` with multiset ``m`` plus the value of the next state."""
+def row_score(mask, y, m, r, scores, joker_scores, five_face, params):
+    """``(score, extra)``: what multiset ``m`` scores in row ``r`` (a joker's score where it is one) and
+    the extra Yahtzee bonus it earns."""
     yz_row, extra_bonus = params.yz_row, params.extra_bonus
     face = five_face[m]
     score = scores[m, r]
@@ -96,6 +105,13 @@ def _fill_value(mask, upper, y, m, r, scores, joker_scores, five_face, values, p
         if (mask >> yz_row) & 1 and (mask >> (face - 1)) & 1:
             score = joker_scores[m, r]
         extra = extra_bonus * y
+    return score, extra
+
+
+@njit(cache=True)
+def _fill_value(mask, upper, y, m, r, scores, joker_scores, five_face, values, params):
+    """Points earned by filling row ``r`` with multiset ``m`` plus the value of the next state."""
+    score, extra = row_score(mask, y, m, r, scores, joker_scores, five_face, params)
     return extra + _after(mask, upper, y, r, score, values, params)
 
 
@@ -120,7 +136,7 @@ def _best_fills(mask, upper, y, scores, joker_scores, five_face, values, params,
     for m in range(scores.shape[0]):
         best = -np.inf
         if yz_row >= 0 and five_face[m] > 0:
-            allowed = _allowed_rows(mask, five_face[m], params)
+            allowed = allowed_rows(mask, five_face[m], params)
             for r in range(n_rows):
                 if (allowed >> r) & 1:
                     best = max(best, _fill_value(mask, upper, y, m, r, scores, joker_scores, five_face,
@@ -197,9 +213,10 @@ class SolitaireSolution:
     def expected_score(self) -> float:
         return float(self.values[0, 0, 0])
 
-    def state_of(self, batch: GameBatch, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(mask, upper, y) of the player to move in each of ``games`` (column 0)."""
-        p = batch.player[games]
+    def state_of(self, batch: GameBatch, games: np.ndarray,
+                 players: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(mask, upper, y) of the player to move (or of ``players``) in each of ``games`` (column 0)."""
+        p = batch.player[games] if players is None else players
         mask = batch.filled[games, p, 0].astype(np.int64)
         cells = batch.cells[games, p, 0].astype(np.int64)
         upper = capped_upper(self.rules, cells)
@@ -228,13 +245,13 @@ class SolitaireSolution:
 
     def _tables(self) -> tuple:
         r = self.rules
-        return r.scores, r.joker_scores, r.five_alike_face, self.values, _params(r)
+        return r.scores, r.joker_scores, r.five_alike_face, self.values, params_of(r)
 
 
 @njit(cache=True, parallel=True)
 def _fill_batch(mask, upper, y, dice, scores, joker_scores, five_face, values, params, out):
     for i in prange(len(mask)):
-        allowed = _allowed_rows(mask[i], five_face[dice[i]], params)
+        allowed = allowed_rows(mask[i], five_face[dice[i]], params)
         for r in range(params.n_rows):
             out[i, r] = -np.inf
             if (allowed >> r) & 1:
@@ -264,6 +281,6 @@ def solve_solitaire(rules: Rules, filled: int = 0) -> SolitaireSolution:
     states = 0
     for _, masks in level_masks(n_rows, filled):
         states += _solve_level(masks, values, reachable, rules.scores, rules.joker_scores,
-                               rules.five_alike_face, _params(rules), dice.add_die, dice.remove_die,
+                               rules.five_alike_face, params_of(rules), dice.add_die, dice.remove_die,
                                dice.outcome_prob[0], dice.sub_keeps, rules.rolls)
     return SolitaireSolution(rules=rules, values=values, seconds=time.perf_counter() - start, states=states)

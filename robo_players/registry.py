@@ -12,6 +12,7 @@ from robo_players.neural.build import is_weights_file, load_player
 from robo_players.neural.state_values import load_values_bot, load_values_player, values_bot_file
 from robo_players.neural.value_nets import is_values_file
 from robo_players.optimal import check_table, optimal_player
+from robo_players.optimal_win import REACH, check_tables, reach_player, win_player
 from robo_players.random_player import RandomPlayer
 from robo_players.search.column_exact import ColumnExactPlayer, column_played, columns_exact, columns_played
 from robo_players.search.expectimax import ExpectimaxPlayer
@@ -33,6 +34,7 @@ PLAYERS: dict[str, Callable[[Layout], Player]] = {
     "expectimax-columns": columns_exact,
     "expectimax-columns-played": columns_played,
     "optimal": optimal_player,
+    "optimal-win": win_player,
     "montecarlo": MonteCarloPlayer,
     "best": load_bot,
     "best-direct": load_direct_bot,
@@ -48,6 +50,7 @@ SEARCHES = ("expectimax", "expectimax-played", "expectimax-exact", "expectimax-c
 # refuses, found without building anything (no solve, no network). The others play every table.
 TABLE_CHECKS: dict[str, Callable[[Layout], object]] = {
     "optimal": check_table,
+    "optimal-win": check_tables,
     "best-direct": direct_bot_file,
     "best-values": values_bot_file,
 }
@@ -70,12 +73,15 @@ def players_for(layout: Layout) -> list[str]:
 def make_player(name: str, layout: Layout) -> Player:
     """The player called ``name`` for ``layout``, or the neural player stored in the weights file
     ``name`` (``.pt``, ``.safetensors``, ``.onnx``, ``.npz``), or the player of the values file ``name``
-    (``robo_players.neural.state_values``), or a precise error. A name ending
+    (``robo_players.neural.state_values``), or a precise error. ``optimal-reach@T`` plays a solitaire Yatzy or
+    Yahtzee for the largest chance of a final total of at least T (``robo_players.optimal_win``). A name ending
     in ``+lookahead`` is that player with two turns of look-ahead, ``+lookaheadN`` with N turns
     (``robo_players.search.lookahead``)."""
     ahead = split_name(name)
     if ahead is not None:
         return lookahead_player(make_player(ahead[0], layout), layout, ahead[1], ahead[2])
+    if (reach := REACH.fullmatch(name)) is not None:
+        return reach_player(layout, int(reach.group(1)))
     if is_values_file(name):
         return load_values_player(name, layout)
     if is_weights_file(name):

@@ -20,7 +20,7 @@ from yamb_app.cli.compiling import watch
 from yamb_app.cli.options import Parser
 
 QUICK = ("score",)  # commands that compile nothing (and start without numba)
-COMMANDS = ("score", "simulate", "bench", "play", "expected-scores", "solve", "compare", "evolve", "imitate", "fit", "fit-values", "fit-afterstates", "export", "sweep", "serve", "review")
+COMMANDS = ("score", "simulate", "bench", "play", "expected-scores", "solve", "compare", "match", "evolve", "imitate", "fit", "fit-values", "fit-afterstates", "export", "sweep", "serve", "review")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,576 @@
+"""Score distributions of optimal solitaire Yatzy and Yahtzee, and the best chance of reaching each score.
+
+For every state between turns ``(mask, upper, y)`` of ``expected_scores.solitaire``:
+
+- ``dist``: the distribution of the points still to come (cell scores, the
+  numbers bonus, extra Yahtzee bonuses) when the rest of the game is played
+  by ``SolvedPlayer`` (expected-score optimal play, its tie-breaks included:
+  the keeps of ``plan_lanes``, the first best row);
+- ``reach``: for every ``t``, the largest probability of scoring at least ``t``
+  more, over all ways of playing (each ``t`` its own optimisation; all ``t``
+  of a state are planned together, one per SIMD lane, by ``plan_values``).
+
+Both come from the full sheet back to the empty one, level by level, like the
+solver: the end of a turn with multiset ``m`` in row ``r`` shifts the next
+state's vector by the points earned; ``dist`` then follows the policy's keeps
+(``_keep_values`` of the lanes, so a keep's distribution is the mean over the
+die added, as the turn optimizer's values are), ``reach`` takes the best fill
+for each ``t`` and the turn optimizer's recursion.
+
+Yahtzee's extra bonuses (100 a Yahtzee) make long thin tails: the points still
+to come are **lumped at** ``CAP`` (500): the last entry of a Yahtzee state's
+vector is the probability of ``CAP`` or more, and ``tail[s]`` keeps
+``E[(rest - CAP)+]`` so that means stay exact; a chance of reaching more than
+``CAP`` is read as that of reaching ``CAP``. Stored trimmed: the ends of a
+distribution whose total probability is at most ``TRIM`` (each side), the
+reach chances within ``TRIM`` of 1 (read as 1) or of 0 (read as 0).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, prange
+
+from expected_scores.column_levels import level_masks
+from expected_scores.lanes import NO_HANDS, _keep_values, plan_lanes, plan_values
+from expected_scores.solitaire import (
+    SolitaireSolution,
+    _fill_value,
+    allowed_rows,
+    next_state,
+    params_of,
+    row_score,
+    solve_solitaire,
+)
+from expected_scores.solve import _digest, cache_dir, solve
+from expected_scores.turn import STOP
+from expected_scores.upper_sum import reachable_upper
+from yamb.atomic import WriteError, write_atomically
+from yamb.rules import N_NUMBER_ROWS, Rules
+
+CAP = {"yahtzee": 500}  # points still to come lumped at this many (no cap: the largest possible)
+TRIM = 1e-12
+FORMAT = 1
+MOST_POINTS = 256  # more than one turn ever earns
+
+
+class Vectors(NamedTuple):
+    """One number per score of every state: entry ``x`` of state ``s`` is ``flat[start[s] + x - lo[s]]``
+    for ``lo[s] <= x < lo[s] + start[s + 1] - start[s]``; below, ``below``; above, 0."""
+
+    start: np.ndarray  # (n + 1,) int64
+    lo: np.ndarray  # (n,) int64
+    flat: np.ndarray  # float64
+    below: float  # 0 for a distribution, 1 for the chances of reaching
+
+
+class Moves(NamedTuple):
+    """What the kernels read of the rules and the solution."""
+
+    scores: np.ndarray  # (M, R) Rules.scores
+    joker_scores: np.ndarray  # (M, R)
+    five_face: np.ndarray  # (M,)
+    values: np.ndarray  # SolitaireSolution.values
+    index: np.ndarray  # (2**R, threshold + 1, 1 or 2) int64: each state's number, -1 when not tabulated
+    cap: int
+
+
+class Dice(NamedTuple):
+    """The dice tables of a turn (``DiceTables``' arrays)."""
+
+    add_die: np.ndarray
+    remove_die: np.ndarray
+    first_prob: np.ndarray
+    sub_keeps: np.ndarray
+    rolls: int
+
+
+@njit(cache=True, inline="always")
+def entry(vectors, s, x):
+    """Entry ``x`` of state ``s`` of ``vectors``."""
+    lo = vectors.lo[s]
+    if x < lo:
+        return vectors.below
+    i = vectors.start[s] + x - lo
+    return vectors.flat[i] if i < vectors.start[s + 1] else 0.0
+
+
+@njit(cache=True)
+def _move(mask, u, y, m, r, moves, params):
+    """``(points, next state's number)`` of ending a turn with multiset ``m`` in row ``r``."""
+    score, extra = row_score(mask, y, m, r, moves.scores, moves.joker_scores, moves.five_face, params)
+    gained, nu, ny = next_state(u, y, r, score, params)
+    return extra + score + gained, moves.index[mask | (1 << r), nu, ny]
+
+
+@njit(cache=True)
+def _shift_into(dist, tail, s, points, out, cap):
+    """``out[:W]`` the distribution of state ``s`` moved up by ``points``, lumped at ``cap`` (when the
+    vector reaches it); ``out[W]`` the lumped part's ``E[(rest - cap)+]``."""
+    width = out.shape[0] - 1
+    for x in range(width + 1):
+        out[x] = 0.0
+    out[width] = tail[s]
+    for j in range(dist.start[s + 1] - dist.start[s]):
+        x = dist.lo[s] + j
+        p = dist.flat[dist.start[s] + j]
+        if x + points < width - 1 or width - 1 < cap:
+            out[x + points] += p
+        else:
+            out[width - 1] += p
+            out[width] += p * (x + points - cap)
+
+
+@njit(cache=True)
+def _shifted_chances(reach, s, points, out):
+    """``out[t]``: the chance of reaching ``t - points`` from state ``s``, for every ``t``."""
+    width = out.shape[0]
+    lo, n = reach.lo[s], reach.start[s + 1] - reach.start[s]
+    flat = reach.flat[reach.start[s]: reach.start[s + 1]]
+    first = points + max(lo, 1)  # before: reached already, or fewer than lo more needed: 1
+    for t in range(min(width, first)):
+        out[t] = 1.0
+    for t in range(first, min(width, points + lo + n)):
+        out[t] = flat[t - points - lo]
+    for t in range(max(first, points + lo + n), width):
+        out[t] = 0.0
+
+
+@njit(cache=True, parallel=True)
+def _build_level(masks, moves, params, dice, dist, tail, reach):
+    """Fill ``dist``, ``tail`` and ``reach`` of every state of each mask in ``masks`` (one level)."""
+    for i in prange(len(masks)):
+        _build_mask(masks[i], moves, params, dice, dist, tail, reach)
+
+
+@njit(cache=True)
+def _build_mask(mask, moves, params, dice, dist, tail, reach):
+    """Fill ``dist``, ``tail`` and ``reach`` of every state of filled rows ``mask``."""
+    scores, five_face, index = moves.scores, moves.five_face, moves.index
+    n_multisets, n_rows, rolls = scores.shape[0], params.n_rows, dice.rolls
+    n_keeps = dice.add_die.shape[0]
+    n_upper, n_y = index.shape[1], index.shape[2]
+    no_pure = np.empty((0, 1, 1))
+    states = np.empty((n_upper * n_y, 2), dtype=np.int64)
+    n = 0
+    widest = 0
+    for y in range(n_y):
+        for u in range(n_upper):
+            s = index[mask, u, y]
+            if s >= 0:
+                states[n, 0], states[n, 1] = u, y
+                n += 1
+                widest = max(widest, dist.start[s + 1] - dist.start[s])
+    # the policy: expected-score options, planned as the solver plans them
+    options = np.empty((rolls, n_multisets, n))
+    best_row = np.empty((n_multisets, n), dtype=np.int64)
+    for b in range(n):
+        u, y = states[b, 0], states[b, 1]
+        for m in range(n_multisets):
+            allowed = allowed_rows(mask, five_face[m], params)
+            best, row = -np.inf, -1
+            for r in range(n_rows):
+                if (allowed >> r) & 1:
+                    v = _fill_value(mask, u, y, m, r, scores, moves.joker_scores, five_face, moves.values,
+                                    params)
+                    if v > best:
+                        best, row = v, r
+            best_row[m, b] = row
+            for t in range(rolls):
+                options[t, m, b] = best
+    value = np.empty((rolls, n_multisets, n))
+    keep = np.empty((rolls, n_multisets, n), dtype=np.int16)
+    plan_lanes(options, no_pure, dice.add_die, dice.remove_die, dice.first_prob, value, keep,
+               np.empty((n_keeps, n)), np.empty((n_keeps, n)), np.empty((n_keeps, n), dtype=np.int32),
+               NO_HANDS, dice.sub_keeps)
+    layer_buf = np.empty(rolls * n_multisets * (widest + 1))
+    value_buf = np.empty(rolls * n_multisets * widest)
+    kv_buf = np.empty(n_keeps * (widest + 1))
+    best_buf = np.empty(n_keeps * widest)
+    points = np.empty((n_multisets, n_rows), dtype=np.int64)
+    made = np.empty((n_rows, MOST_POINTS), dtype=np.int64)  # the state whose chances rows_buf[r, points] holds
+    rows_buf = np.empty((n_rows, MOST_POINTS, widest))
+    nxt = np.full((n_multisets, n_rows), -1, dtype=np.int64)
+    for b in range(n):
+        u, y = states[b, 0], states[b, 1]
+        s = index[mask, u, y]
+        width = dist.start[s + 1] - dist.start[s]
+        for m in range(n_multisets):
+            allowed = allowed_rows(mask, five_face[m], params)
+            for r in range(n_rows):
+                nxt[m, r] = -1
+                if (allowed >> r) & 1:
+                    points[m, r], nxt[m, r] = _move(mask, u, y, m, r, moves, params)
+        # the distribution under the policy
+        layer = layer_buf[: rolls * n_multisets * (width + 1)].reshape((rolls, n_multisets, width + 1))
+        kv = kv_buf[: n_keeps * (width + 1)].reshape((n_keeps, width + 1))
+        for m in range(n_multisets):
+            r = best_row[m, b]
+            _shift_into(dist, tail, nxt[m, r], points[m, r], layer[rolls - 1, m], moves.cap)
+        for t in range(rolls - 2, -1, -1):
+            _keep_values(t, layer, no_pure, dice.add_die, dice.first_prob, layer, kv)
+            for m in range(n_multisets):
+                k = keep[t, m, b]
+                src = layer[rolls - 1, m] if k == STOP else kv[k]
+                for x in range(width + 1):
+                    layer[t, m, x] = src[x]
+        out = dist.flat[dist.start[s]: dist.start[s + 1]]
+        for x in range(width):
+            out[x] = 0.0
+        total_tail = 0.0
+        for m in range(n_multisets):
+            p = dice.first_prob[m]
+            for x in range(width):
+                out[x] += p * layer[0, m, x]
+            total_tail += p * layer[0, m, width]
+        tail[s] = total_tail
+        # the best chance of reaching each t, every t in its own lane
+        opts = layer_buf[: rolls * n_multisets * width].reshape((rolls, n_multisets, width))
+        val = value_buf[: rolls * n_multisets * width].reshape((rolls, n_multisets, width))
+        kv2 = kv_buf[: n_keeps * width].reshape((n_keeps, width))
+        best2 = best_buf[: n_keeps * width].reshape((n_keeps, width))
+        for r in range(n_rows):  # each ending's row of chances is made once per row and points
+            for k in range(MOST_POINTS):
+                made[r, k] = -1
+        for m in range(n_multisets):
+            row = opts[0, m]
+            for t in range(width):
+                row[t] = -np.inf
+            for r in range(n_rows):
+                ns = nxt[m, r]
+                if ns < 0:
+                    continue
+                pr = points[m, r]
+                if made[r, pr] != ns:
+                    _shifted_chances(reach, ns, pr, rows_buf[r, pr, :width])
+                    made[r, pr] = ns
+                src = rows_buf[r, pr]
+                for t in range(width):
+                    row[t] = src[t] if src[t] > row[t] else row[t]
+            for t in range(1, rolls):
+                for x in range(width):
+                    opts[t, m, x] = row[x]
+        plan_values(opts, no_pure, dice.add_die, dice.remove_die, dice.first_prob, val, kv2, best2)
+        out = reach.flat[reach.start[s]: reach.start[s + 1]]
+        for t in range(width):
+            out[t] = 0.0
+        for m in range(n_multisets):
+            p = dice.first_prob[m]
+            for t in range(width):
+                out[t] += p * val[0, m, t]
+
+
+@njit(cache=True)
+def _trim(vectors, tail_ones):
+    """``vectors`` without their ends: total probability at most ``TRIM`` (``tail_ones`` false), or
+    within ``TRIM`` of 1 below and of 0 above (``tail_ones``: chances of reaching)."""
+    n = len(vectors.lo)
+    lo = np.empty(n, dtype=np.int64)
+    hi = np.empty(n, dtype=np.int64)
+    for s in range(n):
+        a, b = vectors.start[s], vectors.start[s + 1]
+        i, acc = a, 0.0
+        while i < b:
+            v = vectors.flat[i]
+            if tail_ones:
+                if v < 1.0 - TRIM:
+                    break
+            else:
+                acc += v
+                if acc > TRIM:
+                    break
+            i += 1
+        j, acc = b, 0.0
+        while j > i:
+            v = vectors.flat[j - 1]
+            if tail_ones:
+                if v > TRIM:
+                    break
+            else:
+                acc += v
+                if acc > TRIM:
+                    break
+            j -= 1
+        lo[s], hi[s] = i, j
+    start = np.zeros(n + 1, dtype=np.int64)
+    for s in range(n):
+        start[s + 1] = start[s] + hi[s] - lo[s]
+    flat = np.empty(start[n])
+    new_lo = np.empty(n, dtype=np.int64)
+    for s in range(n):
+        flat[start[s]: start[s + 1]] = vectors.flat[lo[s]: hi[s]]
+        new_lo[s] = vectors.lo[s] + lo[s] - vectors.start[s]
+    return Vectors(start, new_lo, flat, vectors.below)
+
+
+def _widths(rules: Rules, index: np.ndarray, cap: int) -> np.ndarray:
+    """(n,) each state's entries: the most points still possible (capped at ``cap``) plus one."""
+    spec = rules.spec
+    most = np.maximum(rules.scores, rules.joker_scores).max(axis=0)
+    n_rows = rules.n_rows
+    widths = np.zeros(int(index.max()) + 1, dtype=np.int64)
+    for mask, u, y in zip(*np.nonzero(index >= 0), strict=True):
+        open_rows = [r for r in range(n_rows) if not (mask >> r) & 1]
+        points = int(most[open_rows].sum())
+        if u < spec.bonus_threshold and any(r < N_NUMBER_ROWS for r in open_rows):
+            points += spec.bonus
+        points += spec.extra_yahtzee_bonus * len(open_rows)
+        widths[index[mask, u, y]] = min(points, cap) + 1
+    return widths
+
+
+def _state_index(rules: Rules, filled: int) -> np.ndarray:
+    """The numbers of the reachable states whose filled rows include ``filled``; -1 elsewhere."""
+    n_y = 2 if rules.has_jokers else 1
+    every = np.arange(1 << rules.n_rows)
+    ok = (every & filled) == filled
+    reach = reachable_upper(rules)[every & 63] & ok[:, None]  # (2**R, threshold + 1)
+    tabulated = np.repeat(reach[:, :, None], n_y, axis=2)
+    if n_y == 2:  # the Yahtzee flag is set only once the yahtzee cell is filled
+        tabulated[:, :, 1] &= ((every >> rules.row_index("yahtzee")) & 1).astype(bool)[:, None]
+    index = np.full(tabulated.shape, -1, dtype=np.int64)
+    index[tabulated] = np.arange(int(tabulated.sum()))
+    return index
+
+
+@dataclass(frozen=True)
+class ScoreTables:
+    """The distributions (``dist``, ``tail``) and reach chances (``reach``) of every state of ``index``."""
+
+    rules: Rules
+    index: np.ndarray  # (2**R, threshold + 1, 1 or 2) int64, -1 where not tabulated
+    dist: Vectors
+    tail: np.ndarray  # (n,) E[(rest - cap)+], 0 without a cap
+    reach: Vectors
+    cap: int
+    seconds: float
+
+    @property
+    def states(self) -> int:
+        return len(self.tail)
+
+    def state(self, mask: int, upper: int, y: int = 0) -> int:
+        """The number of a state (``KeyError`` when it is not tabulated)."""
+        s = int(self.index[mask, upper, y])
+        if s < 0:
+            raise KeyError((mask, upper, y))
+        return s
+
+    def distribution(self, s: int) -> np.ndarray:
+        """The probabilities of 0, 1, ... points still to come from state ``s`` (the last lumped when capped)."""
+        d = self.dist
+        out = np.zeros(int(d.lo[s] + d.start[s + 1] - d.start[s]))
+        out[d.lo[s]:] = d.flat[d.start[s]: d.start[s + 1]]
+        return out
+
+    def mean(self, s: int) -> float:
+        """The expected points still to come from state ``s``, from its distribution."""
+        p = self.distribution(s)
+        return float(np.arange(len(p)) @ p + self.tail[s])
+
+    def chances(self, s: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """The largest chance of scoring at least ``t`` more from states ``s`` (batched)."""
+        s, t = np.broadcast_arrays(np.asarray(s, np.int64), np.minimum(np.asarray(t, np.int64), self.cap))
+        out = np.empty(s.shape)
+        _entries(self.reach, s.ravel(), t.ravel(), out.reshape(-1))
+        return out
+
+
+@njit(cache=True)
+def _entries(vectors, s, x, out):
+    for i in range(len(s)):
+        out[i] = entry(vectors, s[i], x[i])
+
+
+def build_tables(solution: SolitaireSolution, filled: int = 0, progress: bool = False) -> ScoreTables:
+    """The ``ScoreTables`` of the states whose filled rows include ``filled`` (0: every state)."""
+    begin = time.perf_counter()
+    rules = solution.rules
+    cap = CAP.get(rules.name, 1 << 30)
+    index = _state_index(rules, filled)
+    widths = _widths(rules, index, cap)
+    start = np.zeros(len(widths) + 1, dtype=np.int64)
+    np.cumsum(widths, out=start[1:])
+    zeros = np.zeros(len(widths), dtype=np.int64)
+    dist = Vectors(start, zeros, np.zeros(start[-1]), 0.0)
+    reach = Vectors(start, zeros, np.zeros(start[-1]), 1.0)
+    tail = np.zeros(len(widths))
+    full = (1 << rules.n_rows) - 1
+    for u, y in zip(*np.nonzero(index[full] >= 0), strict=True):
+        s = index[full, u, y]
+        dist.flat[start[s]] = 1.0
+        reach.flat[start[s]] = 1.0
+    moves = Moves(rules.scores, rules.joker_scores, rules.five_alike_face, solution.values, index, cap)
+    d = rules.dice
+    dice = Dice(d.add_die, d.remove_die, d.outcome_prob[0], d.sub_keeps, rules.rolls)
+    for level, masks in level_masks(rules.n_rows, filled):
+        _build_level(masks, moves, params_of(rules), dice, dist, tail, reach)
+        if progress:
+            print(f"  score distributions of {rules.name}: {rules.n_rows - level} rows open done "
+                  f"({time.perf_counter() - begin:.0f} s)", file=sys.stderr, flush=True)
+    return ScoreTables(rules, index, _trim(dist, False), tail, _trim(reach, True), cap,
+                       time.perf_counter() - begin)
+
+
+def tables_path(rules: Rules) -> Path:
+    """Where the ``ScoreTables`` of ``rules`` are cached (beside the solution)."""
+    return cache_dir() / f"{rules.name}-{rules.n_dice}dice-free-joker_{rules.joker or 'none'}-scores-v{FORMAT}.npz"
+
+
+def _tables_digest(rules: Rules) -> str:
+    return hashlib.sha256(f"{_digest(rules, 'free')} {FORMAT} {CAP.get(rules.name)} {TRIM}".encode()).hexdigest()[:16]
+
+
+def score_tables(preset: str = "yatzy", joker: str | None = None, use_cache: bool = True) -> ScoreTables:
+    """The ``ScoreTables`` of solitaire Yatzy or Yahtzee: from the cache, else built (minutes) and cached."""
+    solution = solve(preset, joker=joker)
+    if not isinstance(solution, SolitaireSolution):
+        raise TypeError(f"score distributions are tabulated for Yatzy and Yahtzee only, not {preset}")
+    rules = solution.rules
+    path, digest = tables_path(rules), _tables_digest(rules)
+    if use_cache and path.exists():
+        with np.load(path) as f:
+            if str(f["digest"]) == digest:
+                return ScoreTables(rules, f["index"], Vectors(f["dist_start"], f["dist_lo"], f["dist"], 0.0),
+                                   f["tail"], Vectors(f["reach_start"], f["reach_lo"], f["reach"], 1.0),
+                                   int(f["cap"]), float(f["seconds"]))
+    print(f"tabulating the score distributions of {rules.name} exactly, once (minutes); cached in {path}",
+          file=sys.stderr, flush=True)
+    tables = build_tables(solution, progress=True)
+    arrays = {"index": tables.index, "dist_start": tables.dist.start, "dist_lo": tables.dist.lo,
+              "dist": tables.dist.flat, "tail": tables.tail, "reach_start": tables.reach.start,
+              "reach_lo": tables.reach.lo, "reach": tables.reach.flat, "cap": tables.cap,
+              "seconds": tables.seconds, "digest": digest}
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "wb") as f:
+            np.savez(f, **arrays)
+
+    try:
+        write_atomically(path, write)
+    except WriteError as error:
+        print(f"could not cache the score tables in {path}: {error.reason}", file=sys.stderr)
+    return tables
+
+
+def endgame_tables(rules: Rules, filled: int) -> ScoreTables:
+    """Tables of an endgame: the solver and the distributions of the states that include ``filled``."""
+    return build_tables(solve_solitaire(rules, filled), filled)
+
+
+class Utility(NamedTuple):
+    """What a final total is worth to each game's player, and how the kernels read it."""
+
+    values: np.ndarray  # (n, L) worth of final totals 0..L-1 (more counts as L - 1), nondecreasing
+    base: np.ndarray  # (n,) int64 the points the player has
+    by_reach: bool  # value an ending by the reach chances (else by the distribution of optimal play)
+
+
+@njit(cache=True)
+def _ending_value(i, ns, points, utility, dist, tail, reach, cap):
+    """What ending a turn in state ``ns`` with ``points`` more is worth to game ``i``."""
+    u = utility.values[i]
+    last = u.shape[0] - 1
+    base = utility.base[i] + points
+    if utility.by_reach:  # U(0) + sum over f of (U(f) - U(f - 1)) P(final >= f), each chance its best
+        total = u[0]
+        for f in range(1, last + 1):
+            w = u[f] - u[f - 1]
+            if w != 0.0:
+                total += w * entry(reach, ns, min(f - base, cap))
+        return total
+    total = 0.0
+    lo = dist.lo[ns]
+    for j in range(dist.start[ns + 1] - dist.start[ns]):
+        total += dist.flat[dist.start[ns] + j] * u[min(base + lo + j, last)]
+    return total
+
+
+@njit(cache=True, parallel=True)
+def _utility_values(mask, upper, y, now, utility, moves, params, dist, tail, reach, options, fills):
+    """``options[i, m]``: the best ending with multiset ``m``; ``fills[i, r]``: ending with ``now[i]`` in
+    row ``r`` (-inf where not allowed). Endings of one row and score are valued once."""
+    scores, five_face = moves.scores, moves.five_face
+    n_multisets, n_rows = scores.shape[0], params.n_rows
+    most = 0
+    for m in range(n_multisets):
+        for r in range(n_rows):
+            most = max(most, scores[m, r], moves.joker_scores[m, r])
+    for i in prange(len(mask)):
+        seen = np.full((n_rows, most + 1, 2), np.nan)
+        for m in range(n_multisets):
+            allowed = allowed_rows(mask[i], five_face[m], params)
+            best = -np.inf
+            for r in range(n_rows):
+                v = -np.inf
+                if (allowed >> r) & 1:
+                    score, extra = row_score(mask[i], y[i], m, r, scores, moves.joker_scores, five_face, params)
+                    e = 1 if extra > 0 else 0
+                    v = seen[r, score, e]
+                    if v != v:
+                        points, ns = _move(mask[i], upper[i], y[i], m, r, moves, params)
+                        v = _ending_value(i, ns, points, utility, dist, tail, reach, moves.cap)
+                        seen[r, score, e] = v
+                    best = v if v > best else best
+                if m == now[i]:
+                    fills[i, r] = v
+            options[i, m] = best
+
+
+def ending_values(tables: ScoreTables, solution: SolitaireSolution, state: tuple, now: np.ndarray,
+                  utility: Utility) -> tuple[np.ndarray, np.ndarray]:
+    """``(options, fills)`` of games in ``state`` (mask, upper, y arrays) holding multisets ``now`` for a
+    player to whom a final total is worth ``utility``: the worth of ending the turn with each multiset
+    (the ``options`` of ``plan_turn``) and of filling each row with ``now`` (-inf where not allowed),
+    later turns valued by ``utility.by_reach``: the reach chances (each threshold its best) or the
+    distribution of expected-score optimal play."""
+    rules = tables.rules
+    mask, upper, y = (np.asarray(a, np.int64) for a in state)
+    n = len(mask)
+    options = np.empty((n, rules.dice.n_multisets))
+    fills = np.empty((n, rules.n_rows))
+    moves = Moves(rules.scores, rules.joker_scores, rules.five_alike_face, solution.values, tables.index,
+                  tables.cap)
+    _utility_values(mask, upper, y, np.asarray(now, np.int64), utility, moves, params_of(rules), tables.dist,
+                    tables.tail, tables.reach, options, fills)
+    return options, fills
+
+
+@njit(cache=True, parallel=True)
+def win_utility(dist, others, earned, done, out):
+    """``out[i, f]``: the share of the win a final total ``f`` gets in game ``i`` against the players
+    ``others[i]`` (state numbers; ``done``: finished on ``earned[i]``), each an independent optimal
+    player with ``earned[i]`` points: ties shared, ``E[1 / (1 + ties)]`` when no other total is higher."""
+    n, k = others.shape
+    length = out.shape[1]
+    for i in prange(n):
+        below = np.zeros(k)  # P(O_q < f)
+        at = np.zeros(k)
+        coef = np.empty(k + 1)
+        for f in range(length):
+            for q in range(k):
+                below[q] += at[q]
+                if done[i, q]:
+                    at[q] = 1.0 if f == earned[i, q] else 0.0
+                else:
+                    s, x = others[i, q], f - earned[i, q]
+                    lo, width = dist.lo[s], dist.start[s + 1] - dist.start[s]
+                    at[q] = dist.flat[dist.start[s] + x - lo] if lo <= x < lo + width else 0.0
+            coef[0] = 1.0
+            for j in range(1, k + 1):
+                coef[j] = 0.0
+            for q in range(k):  # times (below + z at)
+                for j in range(q + 1, 0, -1):
+                    coef[j] = coef[j] * below[q] + coef[j - 1] * at[q]
+                coef[0] *= below[q]
+            share = 0.0
+            for j in range(k + 1):
+                share += coef[j] / (j + 1)
+            out[i, f] = share

@@ -1,0 +1,111 @@
+"""Score distributions and reach chances against brute force over every roll of small endgames."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import yamb
+from expected_scores.distributions import endgame_tables, score_tables
+from expected_scores.optimal_play import SolvedPlayer
+from expected_scores.solitaire import solve_solitaire
+from tests.endgames import BruteForce, start_batch
+from yamb.layout import layout
+
+
+@pytest.fixture(scope="module", autouse=True)
+def private_cache(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("YAMB_CACHE", str(path))
+        yield path
+
+
+CASES = [
+    # yatzy: ones, sixes and yatzy open; 42 in the numbers, so the bonus (63) needs 21 more
+    ("yatzy", {"twos": 6, "threes": 9, "fours": 12, "fives": 15, "one_pair": 8, "two_pairs": 14,
+               "three_of_a_kind": 9, "four_of_a_kind": 0, "small_straight": 15, "large_straight": 0,
+               "full_house": 18, "chance": 22}),
+    # yahtzee holding 50 with fives, full house and large straight open: jokers, extra bonuses, the bonus
+    ("yahtzee", {"aces": 3, "twos": 6, "threes": 9, "fours": 12, "sixes": 18, "three_of_a_kind": 20,
+                 "four_of_a_kind": 0, "small_straight": 30, "yahtzee": 50, "chance": 22}),
+    # yahtzee open: a first Yahtzee scores 50, a second earns the extra bonus
+    ("yahtzee", {"aces": 3, "twos": 6, "threes": 9, "fours": 12, "fives": 15, "sixes": 18,
+                 "three_of_a_kind": 20, "four_of_a_kind": 0, "full_house": 25, "small_straight": 30,
+                 "chance": 22}),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_against_brute_force(case):
+    preset, written = CASES[case]
+    rules = yamb.rules(preset)
+    if rules.joker is not None:
+        assert rules.joker == "free"
+    cells = tuple(written.get(row) for row in rules.rows)
+    filled = sum(1 << rules.row_index(row) for row in written)
+    solution = solve_solitaire(rules, filled)
+    tables = endgame_tables(rules, filled)
+    lay = layout(rules)
+    batch = start_batch(lay, cells, 1)
+    earned = int(batch.scores()[0, 0])
+    mask, upper, y = (int(v[0]) for v in solution.state_of(batch, np.array([0])))
+    s = tables.state(mask, upper, y)
+    brute = BruteForce(lay, SolvedPlayer(solution), most=earned + 500)
+    want = brute.dist(cells, 0)
+    got = np.zeros_like(want)
+    mine = tables.distribution(s)
+    got[earned: earned + len(mine)] = mine
+    assert np.abs(got - want).max() < 1e-12
+    assert abs(tables.mean(s) - solution.values[mask, upper, y]) < 1e-9
+    chance = tables.chances(np.full(401, s), np.arange(401))
+    reach = brute.best(cells, 0, lambda total: np.arange(earned, earned + 401) <= total)
+    assert np.abs(chance - reach).max() < 1e-12
+    assert (chance >= np.cumsum(got[earned:][::-1])[::-1][:401] - 1e-12).all()  # no policy reaches more often
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_every_mean_is_the_solver_value(case):
+    preset, written = CASES[case]
+    rules = yamb.rules(preset)
+    filled = sum(1 << rules.row_index(row) for row in list(written)[:-3])  # six open rows: every state below
+    tables = endgame_tables(rules, filled)
+    values = solve_solitaire(rules, filled).values
+    for mask, upper, y in zip(*np.nonzero(tables.index >= 0), strict=True):
+        s = tables.index[mask, upper, y]
+        assert abs(tables.mean(s) - values[mask, upper, y]) < 1e-9
+        assert abs(tables.distribution(s).sum() - 1) < 1e-9
+        chance = tables.chances(np.full(20, s), np.arange(0, 400, 20))
+        assert chance[0] == 1.0 and (np.diff(chance) <= 0).all()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", ["yatzy", "yahtzee"])
+def test_full_tables_and_simulated_play(preset, private_cache, monkeypatch):
+    """The whole game: every mean, and 100,000 games of ``optimal`` against the start distribution."""
+    from scipy.stats import chi2
+
+    from expected_scores.solve import solve
+    from robo_players.measure.simulate import simulate
+
+    tables = score_tables(preset)
+    values = solve(preset).values
+    states = np.nonzero(tables.index >= 0)
+    means = np.array([tables.mean(s) for s in tables.index[states]])
+    assert np.abs(means - values[states]).max() < 1e-9
+    rules = tables.rules
+    scores = simulate(layout(rules), SolvedPlayer(solve(preset)), 100_000, seed=4040)
+    p = tables.distribution(tables.state(0, 0))
+    # bins of at least 50 expected games each, from the left, the last one open
+    edges, acc = [0], 0.0
+    for x in range(len(p)):
+        acc += p[x]
+        if acc * len(scores) >= 50:
+            edges.append(x + 1)
+            acc = 0.0
+    edges[-1] = 10**6
+    expected = np.add.reduceat(p, edges[:-1]) * len(scores)
+    expected[-1] = len(scores) - expected[:-1].sum()
+    observed = np.histogram(scores, bins=edges)[0]
+    stat = float(((observed - expected) ** 2 / expected).sum())
+    assert chi2.sf(stat, len(expected) - 1) > 1e-3
