@@ -102,9 +102,12 @@ def test_simulate_s_games_per_second_leave_out_numba_s_compiling(capsys: pytest.
         return play(*args, **kwargs)
 
     monkeypatch.setattr(robo_players.measure.simulate, "simulate", compile_then_play)
+    started = time.perf_counter()
     assert main(["simulate", "--preset", "yatzy", "--games", "20", "--json"]) == 0
+    wall = time.perf_counter() - started
     stats = json.loads(capsys.readouterr().out)
-    assert stats["compile_seconds"] >= 1.0 > stats["seconds"]
+    assert stats["compile_seconds"] >= 1.0  # however busy the machine, the games' time leaves the compile out:
+    assert 0 < stats["seconds"] <= wall - stats["compile_seconds"]
     assert stats["games_per_second"] == pytest.approx(20 / stats["seconds"])
 
 
