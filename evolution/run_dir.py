@@ -113,8 +113,13 @@ class RunDir:
         write_atomically(self / name, write)
 
     def read_config(self) -> EvolveConfig:
-        """The settings of ``config.toml`` (over the defaults)."""
-        return with_settings(EvolveConfig(), read_toml(self / CONFIG_FILE))
+        """The settings of ``config.toml`` (over the defaults); one that holds none (0 bytes: cut short
+        by a full disk or a crash) is refused, never read as the defaults."""
+        settings = read_toml(self / CONFIG_FILE)
+        if not settings:
+            raise ConfigError(f"{self / CONFIG_FILE} holds no settings (it is empty): it is not the run's; "
+                              "restore it, or start a new run")
+        return with_settings(EvolveConfig(), settings)
 
     def write_config(self, config: EvolveConfig) -> None:
         self.write(CONFIG_FILE, lambda tmp: tmp.write_text(to_toml(config)))

@@ -58,6 +58,19 @@ def test_a_settings_file_too_deep_or_too_long_to_read_is_one_line(tmp_path: Path
     assert (run / "config.toml").read_text() == text
     assert not (tmp_path / "new").exists()
 
+
+@pytest.mark.parametrize("text", ["", "# yamb evolve settings (see evolution/config.py)\n"], ids=["0 bytes", "comment"])
+def test_a_run_whose_config_holds_no_settings_is_refused_not_started_afresh(tmp_path: Path, capsys,
+                                                                          text: str) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.toml").write_text(text)
+    assert main(["evolve", "--resume", str(run)]) == 2
+    assert one_line_error(capsys) == (f"yamb evolve: error: {run / 'config.toml'} holds no settings (it is empty): "
+                                      "it is not the run's; restore it, or start a new run")
+    assert (run / "config.toml").read_text() == text
+    assert sorted(p.name for p in run.iterdir() if p.name != ".lock") == ["config.toml"]
+
 def test_a_new_run_writes_nothing_into_a_directory_of_other_files(tmp_path: Path, capsys) -> None:
     """``--out DIR`` where DIR holds files but no run: refused in one line, before anything is written."""
     foreign = tmp_path / "foreign"

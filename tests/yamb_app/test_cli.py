@@ -208,7 +208,7 @@ def test_rounds_off_a_terminal_say_each_tenth_of_the_games() -> None:
 ROOT = Path(__file__).resolve().parents[2]
 BOT = ROOT / "robo_players" / "bots" / "yatzy-5d-free.safetensors"
 PATH_CHECKS = ("input_file", "output_file", "output_dir", "plot_file", "storage")
-INTEGER_CHECKS = ("integer", "whole_number", "layer_sizes")
+INTEGER_CHECKS = ("integer", "whole_number", "layer_sizes", "threads")
 REQUIRED = {"score": ["yamb", "1", "1", "1", "1", "1"], "compare": ["random"], "export": [str(BOT), "--format", "npz"],
             "imitate": ["--out", "x.pt"], "fit": ["--out", "x.pt"],
             "fit-values": ["--out", "x.npz"], "fit-afterstates": ["--out", "x.npz"]}  # what each command needs besides the option
@@ -604,3 +604,17 @@ def test_solve_on_a_table_it_cannot_solve_says_what_it_can(capsys) -> None:
     err = capsys.readouterr().err.strip()
     assert err.startswith("yamb solve: error: the exact solver handles one free column") and "\n" not in err
     assert err.endswith("not down,up,free,announce for yamb (try --preset yatzy, or --columns free)")
+
+
+def test_every_threads_option_has_the_same_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    """One validator: from 1 to this machine's cores (numba's pool; more threads only slow), at parsing."""
+    cores = os.cpu_count() or 1
+    commands = sorted(name for name, flag in options_checked_by(("threads",)) if flag == "--threads")
+    assert commands == ["bench", "evolve", "fit", "fit-afterstates", "fit-values", "imitate"]
+    parser = build_parser()
+    for command in commands:
+        for text in (str(cores + 1), "999"):
+            line = refused_in_one_line(capsys, [command, "--threads", text])
+            assert f"argument --threads: '{text}' is not a whole number from 1 to {cores:,} (this machine's cores)" in line
+        args, _ = parser.parse_known_args([command, *REQUIRED.get(command, []), "--threads", str(cores)])
+        assert args.threads == cores

@@ -436,6 +436,29 @@ def test_flipped_bytes_in_the_store_are_never_served(tmp_path):
     assert served > 0
 
 
+
+def test_the_integrity_check_s_findings_are_one_line_each(tmp_path):
+    """SQLite says a damaged page in two lines ("*** in database main ***", then the page): the server's
+    warning quotes the first finding, so each is one line."""
+    whole = tmp_path / "whole.sqlite3"
+    with TestClient(create_app(Settings(db=whole))) as c:
+        for _ in range(30):
+            created(c, preset="yatzy", seats=[{"name": "a", "bot": "greedy"}])
+    data, damaged, found = whole.read_bytes(), tmp_path / "damaged.sqlite3", []
+    for at in range(4096, len(data), 4096):  # each page's freeblock and cell offsets
+        for offset in (1, 8):
+            flipped = bytearray(data)
+            flipped[at + offset] ^= 0xFF
+            damaged.write_bytes(bytes(flipped))
+            try:
+                store = GameStore(damaged)
+            except (NotAGamesDatabase, sqlite3.DatabaseError):
+                continue
+            store.close()
+            found += store.problems
+    assert found, "no flipped byte that SQLite's integrity check finds"
+    assert all("\n" not in problem and "***" not in problem and problem == problem.strip() for problem in found), found
+
 def test_an_empty_or_foreign_database_is_refused(tmp_path):
     empty = tmp_path / "empty.sqlite3"
     empty.write_bytes(b"")

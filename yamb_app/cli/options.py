@@ -84,6 +84,13 @@ def integer(low: int, high: int, high_text: str | None = None) -> Callable[[str]
     return check
 
 
+def threads(text: str) -> int:
+    """Threads of torch and numba, from 1 to this machine's cores (numba's pool; more only slows): every
+    ``--threads`` reads it."""
+    cores = os.cpu_count() or 1
+    return integer(1, cores, f"{cores:,} (this machine's cores)")(text)
+
+
 seed = integer(0, MAX_SEED, "2**64-1")
 games = integer(1, MAX_GAMES)
 batch_size = integer(1, MAX_BATCH)

@@ -34,7 +34,7 @@ def add_training_arguments(parser: argparse.ArgumentParser, hidden: tuple[int, .
     parser.add_argument("--validation", type=arg(options.held_out), default=0.1,
                         help="share of the games held out for validation, from 0 to 0.5 (default 0.1)")
     parser.add_argument("--seed", type=arg(options.seed), default=0, help="seed of every random choice (default 0)")
-    parser.add_argument("--threads", type=arg(options.integer(1, 1024)), default=threads,
+    parser.add_argument("--threads", type=arg(options.threads), default=threads,
                         help=f"torch and numba threads (default {threads})")
     parser.add_argument("--out", metavar="FILE", type=arg(options.output_file), required=True,
                         help="weights file to write (.pt, .safetensors, .npz or .onnx)")

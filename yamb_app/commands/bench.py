@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch-size", type=arg(options.batch_size), default=20_000, help="games per batch (default 20000)")
     parser.add_argument("--repeat", type=arg(options.integer(1, 100)), default=3,
                         help="each number is the best of this many measurements (default 3)")
-    parser.add_argument("--threads", type=arg(options.whole_number), default=None,
+    parser.add_argument("--threads", type=arg(options.threads), default=None,
                         help="numba threads (default: all cores; 1 is faster on a busy machine)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 

@@ -14,7 +14,7 @@ TYPES = {int: arg(options.whole_number), tuple: arg(options.layer_sizes)}  # ASC
 
 HELP = "evolve neural players (GA, CMA-ES, sep-CMA-ES or OpenAI ES); writes a run directory, --resume continues one"
 
-OVERRIDES = (  # (flag, setting, type, help)
+OVERRIDES = (  # (flag, setting, type (or a checked argparse type), help)
     ("--preset", "game", str, "the game: yamb, jamb6, yatzy or yahtzee (default: the recipe's, yamb)"),
     ("--generations", "generations", int, "generations to play (a resumed run may be extended)"),
     ("--population", "population", int, "individuals per generation"),
@@ -22,7 +22,7 @@ OVERRIDES = (  # (flag, setting, type, help)
     ("--final-games", "final_games", int, "fresh games per hall-of-fame member at the end"),
     ("--seed", "seed", int, "seed of every random choice (dice, initial weights, variation)"),
     ("--workers", "workers", int, "worker processes playing parts of the population"),
-    ("--threads", "threads", int, "torch and numba threads per process (default 1)"),
+    ("--threads", "threads", arg(options.threads), "torch and numba threads per process (default 1)"),
     ("--backend", "backend", str, "processes (default: this machine) or ray (a Ray cluster or a local Ray)"),
     ("--ray-address", "ray_address", str, "backend ray: join the cluster at HOST:PORT (default: a local Ray)"),
     ("--player", "player", str, "neural player kind: direct or guided"),

@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"--td-lambda below 1 (default {REFITS})")
     parser.add_argument("--learning-rate", type=arg(options.learning_rate), default=1e-3, help="Adam's (default 0.001)")
     parser.add_argument("--seed", type=arg(options.seed), default=0, help="seed of every random choice (default 0)")
-    parser.add_argument("--threads", type=arg(options.integer(1, 1024)), default=1,
+    parser.add_argument("--threads", type=arg(options.threads), default=1,
                         help="torch and numba threads (default 1)")
     parser.add_argument("--out", metavar="FILE", type=arg(options.output_file), required=True,
                         help=f"values file to write ({SUFFIX})")

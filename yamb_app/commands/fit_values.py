@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--learning-rate", type=arg(options.learning_rate), default=1e-3,
                         help="Adam's in the first round, decaying tenfold by the last (default 0.001)")
     parser.add_argument("--seed", type=arg(options.seed), default=0, help="seed of every random choice (default 0)")
-    parser.add_argument("--threads", type=arg(options.integer(1, 1024)), default=1,
+    parser.add_argument("--threads", type=arg(options.threads), default=1,
                         help="torch and numba threads (default 1; the result depends on it)")
     parser.add_argument("--out", metavar="FILE", type=arg(options.output_file), required=True,
                         help="values file to write (.npz)")

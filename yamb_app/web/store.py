@@ -105,8 +105,8 @@ class GameStore:
     A file that does not exist is made; an empty file (0 bytes: a lost or
     truncated database) or another program's database is refused
     (``NotAGamesDatabase``), so games are never silently started afresh.
-    ``problems`` lists what SQLite's integrity check found at opening (empty
-    when the file is whole)."""
+    ``problems`` lists what SQLite's integrity check found at opening, one line
+    each (empty when the file is whole)."""
 
     def __init__(self, path: Path | str) -> None:
         path = Path(path)
@@ -132,7 +132,8 @@ class GameStore:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA foreign_keys=ON")
-        self.problems = [row for (row,) in db.execute("PRAGMA integrity_check(5)")] if tables else []
+        self.problems = [" ".join(row.replace("*** in database main ***", " ").split())  # one line each
+                         for (row,) in db.execute("PRAGMA integrity_check(5)")] if tables else []
         if self.problems == ["ok"]:
             self.problems = []
         if db.execute("PRAGMA user_version").fetchone()[0] < VERSION:
