@@ -128,13 +128,13 @@ def test_compare_with_luck_adds_adjusted_scores_that_are_the_scores_less_each_ga
 
 
 def test_the_exported_compare_plays_each_player_on_the_same_dice_as_simulate() -> None:
-    """``robo_players.measure.compare`` (what ``yamb compare --json`` reports) against each player simulated
+    """``robo_players.compare`` (what ``yamb compare --json`` reports) against each player simulated
     alone on the same seed: the same means, and the paired difference of those scores."""
     import robo_players
 
     lay = layout(rules("yatzy"))
-    report = robo_players.measure.compare(lay, ["greedy", "smart"], 60, seed=8)
-    alone = {name: robo_players.measure.simulate(lay, robo_players.make_player(name, lay), 60, seed=8)
+    report = robo_players.compare(lay, ["greedy", "smart"], 60, seed=8)
+    alone = {name: robo_players.simulate(lay, robo_players.make_player(name, lay), 60, seed=8)
              for name in ("greedy", "smart")}
     assert report["smart"]["mean"] == pytest.approx(alone["smart"].mean())
     assert report["greedy"]["mean"] == pytest.approx(alone["greedy"].mean())
