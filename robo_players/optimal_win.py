@@ -22,6 +22,8 @@ of each way of ending it, read from the score tables of
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
@@ -45,12 +47,20 @@ def check_tables(layout: Layout) -> None:
 
 
 class TablePlayer:
-    """Plays each turn for the utility ``utility(batch, games)`` of its final total."""
+    """Plays each turn for the utility ``utility(batch, games)`` of its final total; ``tables`` may be a
+    function that loads them (at the first move: minutes to build when not cached)."""
 
     name = "table"
 
-    def __init__(self, solution: SolitaireSolution, tables: ScoreTables, by_reach: bool) -> None:
-        self.solution, self.tables, self.by_reach = solution, tables, by_reach
+    def __init__(self, solution: SolitaireSolution, tables: ScoreTables | Callable[[], ScoreTables],
+                 by_reach: bool) -> None:
+        self.solution, self._tables, self.by_reach = solution, tables, by_reach
+
+    @property
+    def tables(self) -> ScoreTables:
+        if not isinstance(self._tables, ScoreTables):
+            self._tables = self._tables()
+        return self._tables
 
     def utility(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -75,7 +85,8 @@ class TablePlayer:
 class ReachPlayer(TablePlayer):
     """Maximises the chance of a final total of at least ``target``."""
 
-    def __init__(self, solution: SolitaireSolution, tables: ScoreTables, target: int) -> None:
+    def __init__(self, solution: SolitaireSolution, tables: ScoreTables | Callable[[], ScoreTables],
+                 target: int) -> None:
         super().__init__(solution, tables, by_reach=True)
         self.target = target
         self.name = f"optimal-reach@{target}"
@@ -120,11 +131,11 @@ def reach_player(layout: Layout, target: int) -> ReachPlayer:
     if layout.players != 1:
         raise YambError(f"optimal-reach@{target} plays alone, not at a table of {layout.players}")
     rules = layout.rules
-    return ReachPlayer(solve(rules.name, joker=rules.joker), score_tables(rules.name, rules.joker), target)
+    return ReachPlayer(solve(rules.name, joker=rules.joker), partial(score_tables, rules.name, rules.joker), target)
 
 
 def win_player(layout: Layout, by_reach: bool = False) -> WinPlayer:
     """``optimal-win`` for ``layout`` (Yatzy or Yahtzee, any number of players)."""
     check_tables(layout)
     rules = layout.rules
-    return WinPlayer(solve(rules.name, joker=rules.joker), score_tables(rules.name, rules.joker), by_reach)
+    return WinPlayer(solve(rules.name, joker=rules.joker), partial(score_tables, rules.name, rules.joker), by_reach)
