@@ -36,12 +36,11 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from multiprocessing import get_context
 from typing import Any
 
 from evolution.config import ConfigError, EvolveConfig
 from evolution.evaluate import init_worker
-from evolution.processes import end_with_parent
+from evolution.processes import QUIET_SPAWN, end_with_parent
 
 CLUSTER_EXTRA = 'pip install -e ".[cluster]"'
 OBJECT_STORE_BYTES = 128 * 2**20  # a local Ray's object store: a generation's tasks take well under 1 MB
@@ -64,7 +63,7 @@ def backend_map(config: EvolveConfig) -> Iterator[Map]:
             finally:
                 pool.close()
     elif config.workers > 1:
-        with ProcessPoolExecutor(config.workers, mp_context=get_context("spawn"), initializer=start_worker,
+        with ProcessPoolExecutor(config.workers, mp_context=QUIET_SPAWN, initializer=start_worker,
                                  initargs=(os.getpid(), config.threads)) as pool:
             try:
                 yield lambda function, items: list(pool.map(function, items))
@@ -78,7 +77,7 @@ def backend_map(config: EvolveConfig) -> Iterator[Map]:
 
 def start_worker(parent: int, threads: int) -> None:
     """A pool worker: it ends with the run's process, whatever ended that, and leaves Ctrl-C (which a
-    terminal sends to every process of its group) to it."""
+    terminal sends to every process of its group) to it: started with SIGINT blocked, it ignores it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     end_with_parent(parent)
     init_worker(threads)

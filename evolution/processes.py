@@ -4,6 +4,10 @@
 pool's initializer, a ``Process`` target): on Linux the kernel sends the
 worker SIGKILL when its parent dies (``prctl(PR_SET_PDEATHSIG)``); elsewhere
 a daemon thread watches the parent's pid.
+
+``QUIET_SPAWN`` is a spawn context whose processes never see Ctrl-C, not
+even while they import: a terminal sends SIGINT to every process of its
+group, and a worker hit before its initializer ran would print a traceback.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import signal
 import sys
 import threading
 import time
+from multiprocessing.context import SpawnContext, SpawnProcess
 
 PR_SET_PDEATHSIG = 1
 WATCH_SECONDS = 1.0  # without prctl: how often the watchdog looks at the parent's pid
@@ -39,3 +44,28 @@ def _watch(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(WATCH_SECONDS)
     os._exit(1)
+
+
+class QuietSpawnProcess(SpawnProcess):
+    """A spawned process started with SIGINT blocked: a process keeps its parent's blocked signals
+    across ``exec``, so the terminal's Ctrl-C reaches only the parent, which gets its own the moment
+    the start is over."""
+
+    def start(self) -> None:
+        if not hasattr(signal, "pthread_sigmask"):  # Windows: no process groups' Ctrl-C to keep out
+            super().start()
+            return
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            super().start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+class QuietSpawnContext(SpawnContext):
+    """The spawn context with ``QuietSpawnProcess`` for its processes."""
+
+    Process = QuietSpawnProcess
+
+
+QUIET_SPAWN = QuietSpawnContext()

@@ -100,5 +100,6 @@ def read_npz(path: str | Path) -> dict[str, np.ndarray]:
         raise DamagedError(f"damaged ({str(error) or 'cut short'})") from None
     except ParseError:
         raise
-    except ValueError as error:  # pickled data, an array header numpy does not read
-        raise ParseError(f"not an .npz archive ({str(error).split('. ')[0]})") from None
+    except ValueError as error:  # no archive's signature (numpy takes it for pickled data), a header it does not read
+        detail = "" if "pickle" in str(error) else f" ({str(error).split('. ')[0]})"
+        raise ParseError(f"not an .npz archive{detail}") from None

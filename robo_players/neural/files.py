@@ -243,7 +243,7 @@ def load_weights(path: Path) -> NeuralWeights:
     try:
         meta, arrays = _read(path, fmt)
     except ParseError as error:  # a damaged archive, metadata too deep or too long to read
-        raise WeightsFileError(f"{path}: {error}") from None
+        raise WeightsFileError(f"{path}: not a readable {fmt} weights file ({error})") from None
     except Exception as error:  # noqa: BLE001 - any failure to parse a user's file is bad input
         raise WeightsFileError(f"{path}: not a readable {fmt} weights file ({type(error).__name__})") from None
     return _from_arrays(path, meta, arrays)

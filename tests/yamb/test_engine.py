@@ -211,7 +211,7 @@ def test_bench_reports_every_case_as_json(capsys: pytest.CaptureFixture[str]) ->
 
 
 @pytest.mark.parametrize(("args", "needle"), [(["--games", "0"], "argument --games: '0' is not a whole number from 1 to"),
-                                              (["--threads", "99"], "--threads must be from 1 to")])
+                                              (["--threads", "99"], "argument --threads: '99' is not a whole number from 1 to")])
 def test_bench_refuses_bad_options(args: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", *args]) == 2
     assert needle in capsys.readouterr().err
