@@ -4,7 +4,9 @@ A person is asked only when there is a real choice: the announce prompt when
 a cell may be announced, the keep prompt while another roll is possible, the
 fill prompt when more than one cell may be filled (a single legal cell is
 filled at once). Bots' moves are printed one step at a time. Ctrl-C (or
-Ctrl-D) at a prompt offers to save the game.
+Ctrl-D) at a prompt offers to save the game. With the coach on and a model of the
+final totals, every player's chance to win (or a player's chance of the target) is
+printed at the start of each turn and shown beside the person's prompts.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ from rich.text import Text
 from robo_players.base import Player
 from robo_players.coach.review import prejudge, review_game
 from robo_players.coach.values import Coach
+from robo_players.coach.win_chances import Finals, position_chances
 from yamb.engine import single_thread
 from yamb.game import Cell, Game
-from yamb_app.coach import chances_text, keep_chances, loss_text, review_text, values_kind
+from yamb_app.coach import chances_text, keep_chances, loss_text, review_text, standing_text, values_kind, win_text
 from yamb_app.moves import Move, cell_text, decode, faces_text, fill_scores
 from yamb_app.seats import load_bot
 from yamb_app.terminal.hand import arrange, positions_of
@@ -59,10 +62,15 @@ class Session:
     """One game at the terminal, from its current state to its end (or a save)."""
 
     def __init__(self, game: Game, seats: list[Seat], console: Console, hint_bot: str,
-                 save_path: Path | None = None, hints: bool = False, coach: Coach | None = None) -> None:
-        """``coach``: values each of a person's moves right after it (none: no coaching)."""
+                 save_path: Path | None = None, hints: bool = False, coach: Coach | None = None,
+                 finals: Finals | None = None, target: int | None = None) -> None:
+        """``coach``: values each of a person's moves right after it (none: no coaching); ``finals``: the
+        model of the final totals that gives the chances (to win, or of ``target``), none: no chances."""
         self.game = game
         self.coach = coach
+        self.finals = finals if coach is not None else None
+        self.target = target
+        self._standing: Text | None = None  # every player's chance at the person's decision
         self._coach_note: Text | None = None  # the coach's word on the person's last move
         self.seats = seats
         self.console = console
@@ -113,6 +121,14 @@ class Session:
             self._say(f"rolls {faces_text(self.shown)}")
         else:
             self._say(f"has {faces_text(self.shown)} after roll {game.roll_number}")
+        if self.finals is not None:
+            self.console.print(Text(f"  {self._standing_text()}", style="magenta"))
+
+    def _standing_text(self) -> str:
+        """Every player's chance now (to win, or of the target)."""
+        with single_thread():
+            chances = position_chances(self.finals, self.game.batch, 0, self.target)
+        return standing_text([seat.name for seat in self.seats], chances, self.finals.exact, self.target)
 
     def _say(self, text: str) -> None:
         self.console.print(Text(f"  {self.seats[self.game.player].name} ▸ {text}"))
@@ -153,14 +169,18 @@ class Session:
     def _coached_step(self) -> None:
         """A person's step, and the coach's word on the move (shown at once and in the next panel)."""
         game = self.game
-        verdict = prejudge(game, self.coach) if self.coach is not None else None
+        with single_thread():
+            verdict = prejudge(game, self.coach, self.finals, self.target) if self.coach is not None else None
+        self._standing = Text(self._standing_text(), style="magenta") if self.finals is not None else None
         before = len(game.history)
         self._person_step()
         if verdict is None or len(game.history) == before:
             return
         decision = verdict(game.history[before])
         style = {"good": "green", "inaccuracy": "yellow"}.get(decision.label, "red")
-        self._coach_note = Text(f"coach ({values_kind(self.coach)}): {loss_text(decision)}", style=style)
+        chance = f"; {win_text(decision, self.target)} ({'exact' if self.finals.exact else 'estimated'})" \
+            if self.finals is not None else ""
+        self._coach_note = Text(f"coach ({values_kind(self.coach)}): {loss_text(decision)}{chance}", style=style)
         self.console.print(Text("  ") + self._coach_note)
 
     def _person_step(self) -> None:
@@ -168,7 +188,7 @@ class Session:
         game = self.game
         announceable = game.legal_announcements()
         hint = (Text(self._hint(), style="cyan"),) if self.hints else ()
-        self._notes = hint + ((self._coach_note,) if self._coach_note is not None else ())
+        self._notes = hint + tuple(note for note in (self._standing, self._coach_note) if note is not None)
         if announceable:
             if game.must_announce and len(announceable) == 1:
                 self._say("must announce; one cell can be announced")
@@ -335,4 +355,5 @@ class Session:
             self.console.print(Rule("review"))
             self.console.print("the coach values every decision...")
             names = [seat.name + (f" ({seat.bot})" if seat.bot else "") for seat in self.seats]
-            self.console.print(Text(review_text(review_game(self.game, self.coach), names)))
+            review = review_game(self.game, self.coach, self.finals, self.target)
+            self.console.print(Text(review_text(review, names, chart="win" if self.finals is not None else "points")))
