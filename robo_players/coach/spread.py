@@ -110,7 +110,7 @@ def spread_for(coach: Coach, lay: Layout) -> Spread:
     print(f"fitting the spread of final scores for the winning chances of {stem}, once ({FIT_GAMES:,} games); "
           f"cached in {path}", file=sys.stderr, flush=True)
     begin = time.perf_counter()
-    spread = fit_spread(coach, lay)
+    spread = fit_spread(coach, lay, FIT_GAMES)
     print(f"  fitted in {time.perf_counter() - begin:.0f} s", file=sys.stderr, flush=True)
 
     def write(tmp) -> None:

@@ -356,4 +356,4 @@ class Session:
             self.console.print("the coach values every decision...")
             names = [seat.name + (f" ({seat.bot})" if seat.bot else "") for seat in self.seats]
             review = review_game(self.game, self.coach, self.finals, self.target)
-            self.console.print(Text(review_text(review, names, chart="win" if self.finals is not None else "points")))
+            self.console.print(Text(review_text(review, names)))
