@@ -5,9 +5,9 @@
 
 A game of ``--players`` is played by ``greedy`` with one random move in five; the coach and the model
 of the final totals are built (the score tables mapped, or the spread read or fitted: timed) and the
-kernels warmed on the first decision; then ``decision_chances`` is timed at every decision of the game
-(wall clock, one thread, the coach's values included as the web's and the terminal's word computes
-them), with the machine's load.
+kernels warmed on the first decision; then at every decision of the game the coach's values and
+``decision_chances`` are timed together and the chances alone (wall clock, one thread), with the
+machine's load.
 """
 
 from __future__ import annotations
@@ -55,18 +55,23 @@ def main(argv: list[str] | None = None) -> int:
         finals = finals_for(coach, game.layout)
         positions = decision_batch(game)
         with single_thread():
-            decision_chances(finals, positions.batch, 0)
+            decision_chances(finals, positions.batch, 0, coach.values(positions.batch, np.array([0]))[0])
             built = time.perf_counter() - start
-            times = []
+            times, alone = [], []
             for i in range(len(positions.actions)):
                 start = time.perf_counter()
-                decision_chances(finals, positions.batch, i)
-                times.append(1000 * (time.perf_counter() - start))
+                values = coach.values(positions.batch, np.array([i]))[0]
+                middle = time.perf_counter()
+                decision_chances(finals, positions.batch, i, values)
+                end = time.perf_counter()
+                times.append(1000 * (end - start))
+                alone.append(1000 * (end - middle))
         load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-        print(f"{preset}, {args.players} players: {'exact' if finals.exact else 'estimated'}, {len(times)} decisions, "
-              f"median {np.median(times):.1f} ms, 90th percentile {np.percentile(times, 90):.1f} ms, most "
-              f"{max(times):.1f} ms (the model built and the kernels warmed in {built:.1f} s; load average {load})",
-              flush=True)
+        print(f"{preset}, {args.players} players: {'exact' if finals.exact else 'estimated'}, {len(times)} decisions; "
+              f"with the coach's values: median {np.median(times):.1f} ms, 90th percentile "
+              f"{np.percentile(times, 90):.1f} ms, most {max(times):.1f} ms; the chances alone (the values given, as "
+              f"the coach's word and the review give them): median {np.median(alone):.1f} ms, most {max(alone):.1f} ms "
+              f"(the model built and the kernels warmed in {built:.1f} s; load average {load})", flush=True)
     return 0
 
 

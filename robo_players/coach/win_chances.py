@@ -55,13 +55,17 @@ class Finals(Protocol):
     exact: bool
     method: str
 
-    def position(self, batch: GameBatch, game: int) -> np.ndarray:
-        """(P, L) each player's probability of each final total 0..L-1."""
+    def values(self, batch: GameBatch, game: int) -> np.ndarray | None:
+        """The coach's values of the mover's actions if the model reads them (else None)."""
+        ...
+
+    def position(self, batch: GameBatch, game: int, values: np.ndarray | None = None) -> np.ndarray:
+        """(P, L) each player's probability of each final total 0..L-1 (``values``: as ``values`` gives them,
+        when known)."""
         ...
 
     def actions(self, batch: GameBatch, game: int, values: np.ndarray | None = None) -> np.ndarray:
-        """(A, L) the mover's distribution of final totals after each action (zeros where illegal);
-        ``values``: the coach's values of the actions when they are known."""
+        """(A, L) the mover's distribution of final totals after each action (zeros where illegal)."""
         ...
 
 
@@ -199,7 +203,10 @@ class ExactFinals:
         points = int(batch.scores()[game, batch.player[game]])
         return points, now[:-1], fills[:, :-1], keeps[:, :-1]
 
-    def position(self, batch: GameBatch, game: int) -> np.ndarray:
+    def values(self, batch: GameBatch, game: int) -> None:
+        return None
+
+    def position(self, batch: GameBatch, game: int, values: np.ndarray | None = None) -> np.ndarray:
         mover = -1 if batch.done[game] else int(batch.player[game])
         vectors = []
         for p in range(batch.layout.players):
@@ -262,27 +269,27 @@ class EstimatedFinals:
         k = self._open(batch, game)
         return means, k, k == 0
 
-    def _mover_values(self, batch: GameBatch, game: int) -> np.ndarray:
+    def values(self, batch: GameBatch, game: int) -> np.ndarray:
         with single_thread():
             return self.coach.values(batch, np.array([game]))[0]
 
-    def position(self, batch: GameBatch, game: int) -> np.ndarray:
+    def position(self, batch: GameBatch, game: int, values: np.ndarray | None = None) -> np.ndarray:
         means, k, done = self._between(batch, game)
         if not batch.done[game]:
             p = int(batch.player[game])
-            means[p] = self._mover_values(batch, game).max()
+            means[p] = (self.values(batch, game) if values is None else values).max()
         mean, sd = self._spread(means, k, done)
         return _normal(mean, sd, self._length(mean, sd))
 
     def actions(self, batch: GameBatch, game: int, values: np.ndarray | None = None) -> np.ndarray:
         lay = batch.layout
-        values = self._mover_values(batch, game) if values is None else values
+        values = self.values(batch, game) if values is None else values
         legal = np.isfinite(values)
         k = int(self._open(batch, game)[batch.player[game]])
         ks = np.where(np.arange(lay.n_actions) < lay.n_cells, k - 1, k)
-        mean, sd = self._spread(np.where(legal, values, 0.0), ks, ks == 0)
-        out = _normal(mean, sd, self._length(mean[legal], sd[legal]) if legal.any() else 1)
-        out[~legal] = 0.0
+        mean, sd = self._spread(values[legal], ks[legal], ks[legal] == 0)
+        out = np.zeros((lay.n_actions, self._length(mean, sd) if legal.any() else 1))
+        out[legal] = _normal(mean, sd, out.shape[1])
         return out
 
 
@@ -337,7 +344,8 @@ def decision_chances(model: Finals, batch: GameBatch, game: int, values: np.ndar
     if batch.done[game]:
         raise YambError("the game is over: no decision to judge")
     mover = int(batch.player[game])
-    position = model.position(batch, game)
+    values = model.values(batch, game) if values is None else values
+    position = model.position(batch, game, values)
     after = model.actions(batch, game, values)
     legal = after.sum(axis=1) > 0
     length = max(position.shape[1], after.shape[1])

@@ -82,4 +82,5 @@ def test_a_player_alone_sees_the_chance_of_the_target(server, browser_path, tmp_
         chance = server.get(f"/api/games/{game_id}/chances?target=240")["players"][0]["chance"]
         expect(page.get_by_test_id("chance-0")).to_contain_text(f"{100 * chance:.1f}%")
         play_my_turns(page, game_id, server, turns=2)
+        expect(page.get_by_test_id("coach-box")).not_to_contain_text("null")
         page.screenshot(path=str(tmp_path / "target.png"))

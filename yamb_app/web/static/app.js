@@ -342,7 +342,7 @@ function renderCoach() {
   box.className = `coach ${latest.coach.label}`;
   const win = winText(latest.coach);
   box.replaceChildren(el("strong", {}, "Coach: "), `${logText(latest)}: ${coachText(latest.coach)}`,
-    win ? el("div", { class: "win", "data-testid": "coach-win" }, win) : null,
+    ...(win ? [el("div", { class: "win", "data-testid": "coach-win" }, win)] : []),
     el("div", { class: "note" }, `(${valuesText(latest.coach)})`));
 }
 
