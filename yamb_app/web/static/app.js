@@ -327,7 +327,7 @@ function winText(note) {
   // the mover's chance to win before and after the move, and the chance lost against the move best for winning
   if (note.win_before === null || note.win_before === undefined) return "";
   let text = `chance to win ${percent(note.win_before)} → ${percent(note.win_after)}`;
-  if (note.win_loss >= 0.0005) text += `, −${(100 * note.win_loss).toFixed(1)} % (better for winning: ${note.win_best})`;
+  if (note.win_loss >= 0.0005) text += `, −${(100 * note.win_loss).toFixed(1)} points of chance (better for winning: ${note.win_best})`;
   return `${text} (${note.win_exact ? "exact" : "estimated"})`;
 }
 
