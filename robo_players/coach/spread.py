@@ -2,8 +2,9 @@
 
 The winning-chance estimate of ``robo_players.coach.win_chances`` models a player's final total
 as a normal distribution around the coach's expected final score. Its bias and spread come from
-``FIT_GAMES`` solitaire games of the coach's own player (``best`` for the search coach,
-``optimal`` for the exact one) from the start of the table: at the start of every turn the
+``FIT_GAMES`` games of the coach's own player (``best`` for the search coach, ``optimal`` for
+the exact one) from the start of the table, alone (two players where the table needs them, as
+``counter_announce`` columns do, the player at both seats): at the start of every turn the
 coach's estimate between turns (``Means``) is set against the final total the game reached,
 and the residuals with ``k`` cells open give ``bias[k]`` (their mean) and ``spread[k]`` (their
 standard deviation). Fitted once per table and coach (seconds to a minute), cached on disk
@@ -26,6 +27,7 @@ from robo_players.coach.values import Coach, ExactCoach, SearchCoach
 from robo_players.registry import make_player
 from yamb.atomic import WriteError, write_atomically
 from yamb.engine import GameBatch, single_thread
+from yamb.errors import YambError
 from yamb.layout import Layout, layout
 from yamb.table import Table
 
@@ -62,36 +64,44 @@ class Means:
         return out
 
 
-def fit_player(coach: Coach, solo: Layout) -> Player:
+def fit_player(coach: Coach, lay: Layout) -> Player:
     """The player whose games fit the spread: the search coach's own, ``optimal`` for the exact coach."""
     if isinstance(coach, SearchCoach):
         return coach.player
-    return make_player("optimal", solo)
+    return make_player("optimal", lay)
+
+
+def fit_layout(lay: Layout) -> Layout:
+    """The table alone, or with two players where it needs them (``counter_announce`` columns)."""
+    try:
+        return layout(lay.rules, lay.columns, 1)
+    except YambError:
+        return layout(lay.rules, lay.columns, 2)
 
 
 def fit_spread(coach: Coach, lay: Layout, games: int = FIT_GAMES, seed: int = FIT_SEED) -> Spread:
-    """The ``Spread`` of ``coach`` on ``lay``'s table, from ``games`` solitaire games (seed ``seed``)."""
-    solo = layout(lay.rules, lay.columns, 1)
-    player = fit_player(coach, solo)
+    """The ``Spread`` of ``coach`` on ``lay``'s table, from ``games`` games of its player at every seat (the
+    table alone where it can be played alone), seed ``seed``."""
+    table = fit_layout(lay)
+    player = fit_player(coach, table)
     means = Means(coach)
-    batch = GameBatch(solo, games, seed=seed)
-    cells = solo.n_cells
-    estimate = np.full((games, cells), np.nan)
+    batch = GameBatch(table, games, seed=seed)
+    cells, n_players = table.n_cells, table.players
+    estimate = np.full((games, n_players, cells), np.nan)  # [g, p, t]: at the start of p's turn t
     seen = np.full(games, -1)
-    rows = np.arange(games)
-    zeros = np.zeros(games, dtype=np.int64)
     with single_thread():
         while not batch.done.all():
             new = np.flatnonzero(~batch.done & (batch.turn != seen))
             if len(new):
-                estimate[new, batch.turn[new]] = means(batch, new, zeros[new])
+                p = batch.player[new].astype(np.int64)
+                estimate[new, p, batch.turn[new] // n_players] = means(batch, new, p)
                 seen[new] = batch.turn[new]
             live = np.flatnonzero(~batch.done)
             batch.step(player.act(batch, live), live)
-    residual = batch.scores()[rows, 0][:, None] - estimate  # column t: with cells - t open
+    residual = batch.scores()[:, :, None] - estimate  # column t: with cells - t open
     bias, spread = np.zeros(cells + 1), np.zeros(cells + 1)
     for t in range(cells):
-        r = residual[:, t][np.isfinite(residual[:, t])]
+        r = residual[:, :, t][np.isfinite(residual[:, :, t])]
         bias[cells - t], spread[cells - t] = r.mean(), r.std(ddof=1)
     return Spread(bias, spread, games, player.name)
 
