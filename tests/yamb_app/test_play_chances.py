@@ -99,6 +99,9 @@ def test_yamb_review_of_a_player_alone_gives_the_chance_of_a_target(tmp_path, ca
     path = _saved(tmp_path, 1)
     assert main(["review", str(path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["win"] is None
+    assert main(["review", str(path), "--chart", "win"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--chart win" in err
     assert main(["review", str(path), "--json", "--target", "150"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["target"] == 150 and data["players"][0]["win_curve"][-1][1] == float(data["players"][0]["score"] >= 150)

@@ -42,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
         raise SaveFileError(f"{args.savefile} is damaged: {error}") from None
     names = [seat["name"] + (f" ({seat['bot']})" if seat["bot"] else "") for seat in seats]
     check_target(args.target, game.players)
+    if args.chart == "win" and not wants_chances(game.players, args.target):
+        raise YambError("--chart win charts the chances to win of two or more players, or of a --target alone")
     coach = coach_for(game.layout, args.coach)
     finals = finals_for_table(game.layout, coach) if wants_chances(game.players, args.target) else None
     review = review_game(game, coach, finals, args.target)
