@@ -29,7 +29,6 @@ chance before, after the action taken and after the action that wins most can be
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import NamedTuple, Protocol
 
 import numpy as np
@@ -39,6 +38,7 @@ from scipy.special import ndtr
 from expected_scores.distributions import Dice, Moves, ScoreTables, _move, _shift_into, cached_tables
 from expected_scores.lanes import NO_HANDS, _keep_values, plan_lanes
 from expected_scores.solitaire import SolitaireSolution, _fill_value, allowed_rows, params_of
+from expected_scores.solve import cache_dir
 from expected_scores.turn import STOP
 from robo_players.coach.spread import Means, Spread, spread_for
 from robo_players.coach.values import Coach, ExactCoach
@@ -294,9 +294,18 @@ class EstimatedFinals:
 
 
 # ----------------------------------------------------------------------------- the model of a table
-@lru_cache(maxsize=2)
+_mapped: dict[tuple[str, str | None, str], ScoreTables] = {}
+
+
 def _tables(preset: str, joker: str | None) -> ScoreTables | None:
-    return cached_tables(preset, joker)
+    """The score tables mapped from the cache, kept once found (not while they are not built)."""
+    key = (preset, joker, str(cache_dir()))
+    if key not in _mapped:
+        tables = cached_tables(preset, joker)
+        if tables is None:
+            return None
+        _mapped[key] = tables
+    return _mapped[key]
 
 
 def finals_for(coach: Coach, lay: Layout) -> Finals:

@@ -222,3 +222,29 @@ def test_the_review_carries_every_players_chances(monkeypatch):
         assert [t for t, _ in p.win_curve] == [t for t, _ in p.curve]
     target = review_game(Game(lay.rules, lay.columns, 2, seed=9), coach, finals, target=100)
     assert target.target == 100 and target.decisions == []
+
+
+@pytest.mark.slow
+def test_exact_chances_against_games_of_optimal_on_the_whole_yatzy_tables(monkeypatch):
+    """Where the whole Yatzy score tables are built (in ``~/.cache/yamb``; skipped elsewhere): a two-player
+    position after seven turns each of ``greedy``, the exact chance to win against the share of wins of
+    10,000 continuations by ``optimal`` at both seats (seed 5): within four standard errors."""
+    from expected_scores.distributions import cached_tables
+    from robo_players.coach.win_chances import finals_for
+
+    monkeypatch.delenv("YAMB_CACHE")
+    if cached_tables("yatzy") is None:
+        pytest.skip("the Yatzy score tables are not built")
+    lay = layout(yamb.rules("yatzy"), None, 2)
+    finals = finals_for(make_coach(lay), lay)
+    assert finals.exact
+    greedy, optimal = make_player("greedy", lay), make_player("optimal", lay)
+    batch = GameBatch(lay, 1, seed=3)
+    while batch.turn[0] < 14:
+        batch.step(greedy.act(batch, np.array([0])), np.array([0]))
+    chance = position_chances(finals, batch, 0)[0]
+    runs = 10_000
+    copies = batch.fork(np.zeros(runs, dtype=np.int64), seed=5, streams=np.arange(runs, dtype=np.uint64))
+    scores = play(copies, [optimal, optimal])
+    wins = np.where(scores[:, 0] > scores[:, 1], 1.0, np.where(scores[:, 0] == scores[:, 1], 0.5, 0.0))
+    assert abs(chance - wins.mean()) < 4 * wins.std() / np.sqrt(runs)
