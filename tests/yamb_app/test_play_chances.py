@@ -39,15 +39,16 @@ def test_play_shows_every_player_s_chance_to_win_unless_the_coach_is_off(coached
     child = _spawn("--preset", "yatzy", "--bots", "1", "--bot", "greedy", "--seed", "4",
                    *([] if coached else ["--no-coach"]))
     child.expect_exact("keep> ")
+    text = child.before
     child.sendline("none")
     child.expect_exact("keep> ")
-    text = child.before
+    text += child.before
     _quit(child)
     shown = STANDING.findall(text)
     if not coached:
-        assert not shown and "chance to win" not in text
+        assert not shown and "chance to win" not in text and not re.search(r"You ◀ \S+%", text)
         return
-    assert shown
+    assert shown and re.search(r"You ◀ (\d+\.\d|<0\.1|>99\.9)%", text)  # beside the name on the sheet
     kind, mine, theirs = shown[-1]
     if "<" not in mine + theirs and ">" not in mine + theirs:
         assert float(mine) + float(theirs) == pytest.approx(100.0, abs=0.15)
@@ -60,7 +61,8 @@ def test_a_player_alone_sees_the_chance_of_the_target():
     child.expect_exact("keep> ")
     text = child.before
     _quit(child)
-    assert re.search(r"chance of 200 or more \((exact|estimated)\): You \d+\.\d%", text)
+    found = re.search(r"chance of 200 or more \((exact|estimated)\): You (\d+\.\d)%", text)
+    assert found and f"You ◀ {found.group(2)}%" in text
 
 
 def test_a_target_at_a_table_of_two_is_refused_in_one_line(capsys):

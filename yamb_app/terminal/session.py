@@ -6,7 +6,8 @@ fill prompt when more than one cell may be filled (a single legal cell is
 filled at once). Bots' moves are printed one step at a time. Ctrl-C (or
 Ctrl-D) at a prompt offers to save the game. With the coach on and a model of the
 final totals, every player's chance to win (or a player's chance of the target) is
-printed at the start of each turn and shown beside the person's prompts.
+printed at the start of each turn and shown after each name on the sheets at the
+person's prompts.
 """
 
 from __future__ import annotations
@@ -27,7 +28,16 @@ from robo_players.coach.values import Coach
 from robo_players.coach.win_chances import Finals, position_chances
 from yamb.engine import single_thread
 from yamb.game import Cell, Game
-from yamb_app.coach import chances_text, keep_chances, loss_text, review_text, standing_text, values_kind, win_text
+from yamb_app.coach import (
+    chances_text,
+    keep_chances,
+    loss_text,
+    percent,
+    review_text,
+    standing_text,
+    values_kind,
+    win_text,
+)
 from yamb_app.moves import Move, cell_text, decode, faces_text, fill_scores
 from yamb_app.seats import load_bot
 from yamb_app.terminal.hand import arrange, positions_of
@@ -70,7 +80,7 @@ class Session:
         self.coach = coach
         self.finals = finals if coach is not None else None
         self.target = target
-        self._standing: Text | None = None  # every player's chance at the person's decision
+        self._chances: list[str] = []  # every player's chance at the person's decision, beside their names
         self._coach_note: Text | None = None  # the coach's word on the person's last move
         self.seats = seats
         self.console = console
@@ -122,13 +132,14 @@ class Session:
         else:
             self._say(f"has {faces_text(self.shown)} after roll {game.roll_number}")
         if self.finals is not None:
-            self.console.print(Text(f"  {self._standing_text()}", style="magenta"))
+            chances = self._position_chances()
+            text = standing_text([seat.name for seat in self.seats], chances, self.finals.exact, self.target)
+            self.console.print(Text(f"  {text}", style="magenta"))
 
-    def _standing_text(self) -> str:
+    def _position_chances(self) -> list[float]:
         """Every player's chance now (to win, or of the target)."""
         with single_thread():
-            chances = position_chances(self.finals, self.game.batch, 0, self.target)
-        return standing_text([seat.name for seat in self.seats], chances, self.finals.exact, self.target)
+            return [float(c) for c in position_chances(self.finals, self.game.batch, 0, self.target)]
 
     def _say(self, text: str) -> None:
         self.console.print(Text(f"  {self.seats[self.game.player].name} ▸ {text}"))
@@ -171,7 +182,7 @@ class Session:
         game = self.game
         with single_thread():
             verdict = prejudge(game, self.coach, self.finals, self.target) if self.coach is not None else None
-        self._standing = Text(self._standing_text(), style="magenta") if self.finals is not None else None
+        self._chances = [percent(c) for c in self._position_chances()] if self.finals is not None else []
         before = len(game.history)
         self._person_step()
         if verdict is None or len(game.history) == before:
@@ -188,7 +199,7 @@ class Session:
         game = self.game
         announceable = game.legal_announcements()
         hint = (Text(self._hint(), style="cyan"),) if self.hints else ()
-        self._notes = hint + tuple(note for note in (self._standing, self._coach_note) if note is not None)
+        self._notes = hint + ((self._coach_note,) if self._coach_note is not None else ())
         if announceable:
             if game.must_announce and len(announceable) == 1:
                 self._say("must announce; one cell can be announced")
@@ -234,7 +245,7 @@ class Session:
                 seat.name, game.table(p), game.scores()[p], game.yahtzee_bonus(p),
                 fillable=fill_scores(game) if mover else {},
                 announceable=frozenset(game.legal_announcements()) if mover else frozenset(),
-                to_move=mover,
+                to_move=mover, chance=self._chances[p] if live and self._chances else "",
             ))
         return sheets
 
