@@ -91,7 +91,8 @@ def evolve(state: RunState, run_dir: Path, report: Report | None = None,
     """Play the remaining generations of ``state``, then check the hall of fame and write the results.
 
     A checkpoint follows every generation; ``report(state, logbook entry)`` is
-    called after it (a progress line, or a test that interrupts the run). A run
+    called after it (a progress line, or a test that interrupts the run), the entry's
+    ``seconds`` the generation's wall time: its games, the strategy's update and the checkpoint. A run
     started from a file (``init``) that has played no generation first plays its
     start on the verdict's games and ``say``s how strong it is.
     """
@@ -105,12 +106,14 @@ def evolve(state: RunState, run_dir: Path, report: Report | None = None,
             for line in start_strength(state, toolbox):
                 say(line)
         while state.generation < c.generations:
+            started = time.perf_counter()
             entry = generation(state, toolbox)
             entry["compile_seconds"], compile_seconds = compile_seconds, 0.0
+            entry["seconds"] = time.perf_counter() - started  # its games and the strategy's update
             where.save_checkpoint(state)
             where.write_logbook(state)
-            if report is not None:
-                report(state, entry)
+            if report is not None:  # the whole generation's wall time, its checkpoint included
+                report(state, {**entry, "seconds": time.perf_counter() - started})
         started = time.perf_counter()
         check = final_check(state, toolbox)
         check_seconds = time.perf_counter() - started

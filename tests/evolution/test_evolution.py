@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import time
 from pathlib import Path
 
 import numpy as np
@@ -424,3 +425,33 @@ def test_a_checkpoint_of_the_code_before_is_refused_in_one_line(tmp_path: Path) 
     path.write_bytes(b" ".join([words[0], b"2", *words[2:]]) + b"\n" + payload)
     with pytest.raises(CheckpointError, match="checkpoint version 2, this program reads 3 and 4"):
         RunDir(tmp_path).load_checkpoint()
+
+
+def test_a_generation_s_reported_time_counts_its_update_and_its_checkpoint(tmp_path: Path, monkeypatch) -> None:
+    """The line of a generation says its whole wall time: a slow checkpoint (a slow disk) or a slow
+    update of the strategy shows in it (they did not, and a run took three times what its lines said)."""
+    pause = 0.3
+    save, update = RunDir.save_checkpoint, make_toolbox
+
+    def slow_save(self, state) -> None:
+        save(self, state)
+        time.sleep(pause)
+
+    def slow_toolbox(state, map_function):
+        toolbox = update(state, map_function)
+        strategy_update = toolbox.update
+
+        def slow_update(population):
+            time.sleep(pause)
+            return strategy_update(population)
+        toolbox.register("update", slow_update)
+        return toolbox
+
+    monkeypatch.setattr(RunDir, "save_checkpoint", slow_save)
+    monkeypatch.setattr("evolution.run.make_toolbox", slow_toolbox)
+    reported = []
+    evolve(new_state(plan(tiny(game="yatzy", algorithm="cma", generations=2))), tmp_path / "run",
+           lambda state, entry: reported.append(entry["seconds"]))
+    assert len(reported) == 2 and min(reported) >= 2 * pause  # a lower bound: never fails on a busy machine
+    logged = pd.read_csv(tmp_path / "run" / "logbook.csv")["seconds"]
+    assert (logged >= pause).all()  # the logbook's seconds count the update
