@@ -51,7 +51,8 @@ def start(setup: Plan | EvolveConfig, run_dir: Path) -> RunState:
 
 
 def resume(run_dir: Path, changes: dict) -> RunState:
-    """The run saved in ``run_dir``, with ``changes`` to the settings a resume may change.
+    """The run saved in ``run_dir``, with ``changes`` to the settings a resume may change (those edited in
+    its ``config.toml`` too, the command line's first), checked.
 
     A run stopped before its first checkpoint starts again from its ``config.toml``. The
     temporary files of interrupted writes are deleted, and the logbook is rewritten from
@@ -70,8 +71,12 @@ def resume(run_dir: Path, changes: dict) -> RunState:
     saved = where.read_config()
     if replace(saved, **{k: getattr(state.config, k) for k in RESUMABLE}) != state.config:
         raise ConfigError(f"{where / CONFIG_FILE} does not match the checkpoint; restore it or start a new run")
+    # settings a resume may change, edited in config.toml: honoured (and checked) as if given on the command line
+    edited = {k: getattr(saved, k) for k in RESUMABLE if getattr(saved, k) != getattr(state.config, k)}
+    changes = {**edited, **changes}
     if changes.get("generations", state.generation) < state.generation:
-        raise ConfigError(f"{run_dir} has played {state.generation} generations: --generations "
+        given = "--generations" if "generations" not in edited else f"generations in {where / CONFIG_FILE} ="
+        raise ConfigError(f"{run_dir} has played {state.generation} generations: {given} "
                           f"{changes['generations']} would end it before them; give {state.generation} or more")
     if changes.get("backend") == "processes":
         changes = {"ray_address": "", **changes}  # the cluster of a ray run is left behind

@@ -455,3 +455,24 @@ def test_a_generation_s_reported_time_counts_its_update_and_its_checkpoint(tmp_p
     assert len(reported) == 2 and min(reported) >= 2 * pause  # a lower bound: never fails on a busy machine
     logged = pd.read_csv(tmp_path / "run" / "logbook.csv")["seconds"]
     assert (logged >= pause).all()  # the logbook's seconds count the update
+
+
+def test_settings_edited_in_config_toml_are_honoured_or_refused_on_resume(tmp_path: Path) -> None:
+    """A resumable setting edited in the run's config.toml is taken (checked as on the command line, which
+    wins over it); one out of range is refused in one line, never ignored and overwritten."""
+    with pytest.raises(Interrupted):
+        evolve(start(tiny(), tmp_path), tmp_path, stop_after(1))
+    config = tmp_path / "config.toml"
+    text = config.read_text()
+    assert "generations = 3\n" in text
+    config.write_text(text.replace("generations = 3\n", "generations = 99999999999\n"))
+    with pytest.raises(ConfigError, match="^generations must be at most 1,000,000$"):
+        resume(tmp_path, {})
+    config.write_text(text.replace("generations = 3\n", "generations = 5\n").replace("final_games = 8\n",
+                                                                                    "final_games = 9\n"))
+    state = resume(tmp_path, {"final_games": 7})
+    assert (state.config.generations, state.config.final_games) == (5, 7)
+    assert "generations = 5\n" in config.read_text() and "final_games = 7\n" in config.read_text()
+    config.write_text(config.read_text().replace("generations = 5\n", "generations = 0\n"))
+    with pytest.raises(ConfigError, match="has played 1 generations: generations in .*config.toml = 0"):
+        resume(tmp_path, {})
