@@ -73,13 +73,13 @@ def resume(run_dir: Path, changes: dict) -> RunState:
         raise ConfigError(f"{where / CONFIG_FILE} does not match the checkpoint; restore it or start a new run")
     # settings a resume may change, edited in config.toml: honoured (and checked) as if given on the command line
     edited = {k: getattr(saved, k) for k in RESUMABLE if getattr(saved, k) != getattr(state.config, k)}
+    if changes.get("backend") == "processes":
+        changes = {"ray_address": "", **changes}  # the cluster of a ray run is left behind
     changes = {**edited, **changes}
     if changes.get("generations", state.generation) < state.generation:
         given = "--generations" if "generations" not in edited else f"generations in {where / CONFIG_FILE} ="
         raise ConfigError(f"{run_dir} has played {state.generation} generations: {given} "
                           f"{changes['generations']} would end it before them; give {state.generation} or more")
-    if changes.get("backend") == "processes":
-        changes = {"ray_address": "", **changes}  # the cluster of a ray run is left behind
     state.config = with_settings(state.config, changes).validate()
     if state.config.backend == "ray":
         import_ray()
