@@ -129,6 +129,7 @@ class Games:
         self._reviews: OrderedDict[tuple, ReviewOut] = OrderedDict()
         self._lock = threading.Lock()
         self._solving = threading.Lock()
+        self._solved: set[tuple] = set()  # the exact tables solved (or found in the cache) by ``prepare``
 
     # ----------------------------------------------------------------- reading
     def options(self, runs: list[RunInfo]) -> Options:
@@ -214,9 +215,11 @@ class Games:
         for seat in new.seats:
             if seat.bot is not None:
                 self.bots.player(seat.bot, lay)
-        if exact_table(lay):  # the coach's values of every move; solved once, then read from the cache
+        key = (lay.rules.name, lay.columns, lay.rules.joker, lay.rules.n_dice)
+        if exact_table(lay) and key not in self._solved:  # the coach's values: solved once, then in the cache
             with self._solving:
                 solve(lay.rules.name, lay.columns, joker=lay.rules.joker, dice=lay.rules.n_dice)
+                self._solved.add(key)
 
     def create(self, new: NewGame, client: str | None = None) -> GameOut:
         """A new game made by ``client`` (``client_key``): refused (429) when the server holds
