@@ -29,8 +29,10 @@ reach chances within ``TRIM`` of 1 (read as 1) or of 0 (read as 0).
 from __future__ import annotations
 
 import hashlib
+import struct
 import sys
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -458,6 +460,43 @@ def score_tables(preset: str = "yatzy", joker: str | None = None, use_cache: boo
     except WriteError as error:
         print(f"could not cache the score tables in {path}: {error.reason}", file=sys.stderr)
     return tables
+
+
+def _mapped(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of an uncompressed ``.npz`` file, each mapped from the file (read as it is touched)."""
+    out = {}
+    with zipfile.ZipFile(path) as archive, open(path, "rb") as f:
+        for info in archive.infolist():
+            if info.compress_type != zipfile.ZIP_STORED:
+                raise OSError(f"{path} is compressed")
+            f.seek(info.header_offset)
+            name_len, extra_len = struct.unpack("<HH", f.read(30)[26:30])
+            f.seek(info.header_offset + 30 + name_len + extra_len)
+            version = np.lib.format.read_magic(f)
+            read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            shape, fortran, dtype = read(f)
+            mapped = np.memmap(path, dtype=dtype, mode="r", offset=f.tell(), shape=shape,
+                               order="F" if fortran else "C") if shape else np.fromfile(f, dtype, 1)[0]
+            out[info.filename.removesuffix(".npy")] = mapped.view(np.ndarray) if shape else mapped
+    return out
+
+
+def cached_tables(preset: str = "yatzy", joker: str | None = None) -> ScoreTables | None:
+    """The cached ``ScoreTables`` of solitaire Yatzy or Yahtzee mapped from the file (no load time: pages are
+    read as they are used), or None when they are not built (nothing is built here)."""
+    solution = solve(preset, joker=joker)
+    if not isinstance(solution, SolitaireSolution):
+        return None
+    rules = solution.rules
+    path = tables_path(rules)
+    try:
+        f = _mapped(path)
+        if str(f["digest"]) != _tables_digest(rules):
+            return None
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+        return None
+    return ScoreTables(rules, f["index"], Vectors(f["dist_start"], f["dist_lo"], f["dist"], 0.0), f["tail"],
+                       Vectors(f["reach_start"], f["reach_lo"], f["reach"], 1.0), int(f["cap"]), float(f["seconds"]))
 
 
 def endgame_tables(rules: Rules, filled: int) -> ScoreTables:

@@ -27,7 +27,14 @@ from functools import partial
 
 import numpy as np
 
-from expected_scores.distributions import ScoreTables, Utility, ending_values, score_tables, win_utility
+from expected_scores.distributions import (
+    ScoreTables,
+    Utility,
+    cached_tables,
+    ending_values,
+    score_tables,
+    win_utility,
+)
 from expected_scores.solitaire import SolitaireSolution
 from expected_scores.solve import solve, table_kind
 from expected_scores.turn import STOP, plan_turn
@@ -125,17 +132,23 @@ class WinPlayer(TablePlayer):
         return out
 
 
+def tables_of(preset: str, joker: str | None) -> ScoreTables:
+    """The score tables: mapped from the cache file when built (no load time, shared by every player of the
+    process), else built (and cached)."""
+    return cached_tables(preset, joker) or score_tables(preset, joker)
+
+
 def reach_player(layout: Layout, target: int) -> ReachPlayer:
     """``optimal-reach@target`` for ``layout`` (a solitaire Yatzy or Yahtzee table)."""
     check_tables(layout)
     if layout.players != 1:
         raise YambError(f"optimal-reach@{target} plays alone, not at a table of {layout.players}")
     rules = layout.rules
-    return ReachPlayer(solve(rules.name, joker=rules.joker), partial(score_tables, rules.name, rules.joker), target)
+    return ReachPlayer(solve(rules.name, joker=rules.joker), partial(tables_of, rules.name, rules.joker), target)
 
 
 def win_player(layout: Layout, by_reach: bool = False) -> WinPlayer:
     """``optimal-win`` for ``layout`` (Yatzy or Yahtzee, any number of players)."""
     check_tables(layout)
     rules = layout.rules
-    return WinPlayer(solve(rules.name, joker=rules.joker), partial(score_tables, rules.name, rules.joker), by_reach)
+    return WinPlayer(solve(rules.name, joker=rules.joker), partial(tables_of, rules.name, rules.joker), by_reach)

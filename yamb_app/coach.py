@@ -1,9 +1,11 @@
 """The coach as people see it, for the terminal, the ``yamb review`` command and the web app.
 
 One coach per table and coach name is built and kept (``coach_for``): the exact solver's
-values load once, a search player's tables take a while to build. A review is printed as
-a table of each player's points lost, a text chart of each player's expected final score
-turn by turn, and the biggest losses with the better decision.
+values load once, a search player's tables take a while to build; so is the model of the
+final totals that gives each player's chance to win (``finals_for_table``: exact from the
+Yatzy score tables when they are built, estimated elsewhere). A review is printed as a table
+of each player's points (and chance to win) lost, a text chart of each player's expected final
+score or chance to win turn by turn, and the biggest losses with the better decision.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any
 from robo_players.coach.outcomes import KeepOutcomes, keep_outcomes
 from robo_players.coach.review import CLASSES, Decision, Review
 from robo_players.coach.values import Coach, make_coach
+from robo_players.coach.win_chances import Finals, finals_for
+from yamb.errors import YambError
 from yamb.game import Game
 from yamb.layout import Layout
 from yamb.table import Table
@@ -21,6 +25,7 @@ from yamb.table import Table
 MAX_COACHES = 8
 MARKS = "*o+x#@%&"  # a player's mark in the chart
 _coaches: OrderedDict[tuple, Coach] = OrderedDict()
+_finals: OrderedDict[tuple, Finals] = OrderedDict()
 
 
 def coach_for(layout: Layout, name: str | None = None) -> Coach:
@@ -32,6 +37,64 @@ def coach_for(layout: Layout, name: str | None = None) -> Coach:
             _coaches.popitem(last=False)
     _coaches.move_to_end(key)
     return _coaches[key]
+
+
+def finals_for_table(layout: Layout, coach: Coach) -> Finals:
+    """The model of the final totals of ``layout``'s table for ``coach`` (``finals_for``), built once and kept."""
+    key = (Table.of(layout), coach.name)
+    if key not in _finals:
+        _finals[key] = finals_for(coach, layout)
+        while len(_finals) > MAX_COACHES:
+            _finals.popitem(last=False)
+    _finals.move_to_end(key)
+    return _finals[key]
+
+
+def check_target(target: int | None, players: int) -> None:
+    """Nothing, or a precise error: a target score is for a player alone."""
+    if target is not None and players != 1:
+        raise YambError(f"a target score is for a player alone, not a table of {players}: "
+                        "with others the chances are of winning")
+
+
+def wants_chances(players: int, target: int | None) -> bool:
+    """Whether there are chances to show: to win (two or more players), or of a player's target."""
+    return players > 1 or target is not None
+
+
+def percent(p: float) -> str:
+    """A chance in words: 0.1 % steps, with ``<0.1%`` and ``>99.9%`` for the ends that are not certain."""
+    if 0 < p < 0.0005:
+        return "<0.1%"
+    if 0.9995 <= p < 1:
+        return ">99.9%"
+    return f"{100 * p:.1f}%"
+
+
+def goal_text(target: int | None) -> str:
+    return "chance to win" if target is None else f"chance of {target} or more"
+
+
+def kind_text(exact: bool | None) -> str:
+    return "exact" if exact else "estimated"
+
+
+def standing_text(names: list[str], chances, exact: bool, target: int | None = None) -> str:
+    """Every player's chance in one line: ``chance to win (exact): You 48.1% · best 51.9%``."""
+    shown = " · ".join(f"{name} {percent(float(p))}" for name, p in zip(names, chances))
+    return f"{goal_text(target)} ({kind_text(exact)}): {shown}"
+
+
+def win_text(decision: Decision, target: int | None = None) -> str:
+    """The mover's chance before and after a decision, and what it lost against the action best for it."""
+    if decision.win_before is None:
+        return ""
+    p = decision.player
+    text = f"{goal_text(target)} {percent(decision.win_before[p])} -> {percent(decision.win_after[p])}"
+    if decision.win_loss >= 0.0005:
+        text += (f", -{100 * decision.win_loss:.1f} points of chance (better for it: {decision.win_best}, "
+                 f"{percent(decision.win_best_value)})")
+    return text
 
 
 def values_kind(review_or_coach: Review | Coach) -> str:
@@ -51,13 +114,17 @@ def loss_text(decision: Decision) -> str:
             f"(better: {decision.best}, {decision.best_value:.1f} against {decision.value:.1f})")
 
 
-def text_chart(review: Review, names: list[str], height: int = 10, width: int = 64) -> list[str]:
-    """Each player's expected final score by turn, one mark per player, as lines of text."""
-    points = [(p.player, t, v) for p in review.players for t, v in p.curve]
+def text_chart(review: Review, names: list[str], height: int = 10, width: int = 64, win: bool = False) -> list[str]:
+    """Each player's expected final score (``win``: chance in percent) by turn, one mark per player, as lines
+    of text."""
+    points = [(p.player, t, 100 * v if win else v) for p in review.players for t, v in
+              (p.win_curve if win else p.curve)]
     if not points:
         return []
     turns = max(t for _, t, _ in points)
     low, high = min(v for *_, v in points), max(v for *_, v in points)
+    if win:
+        low, high = 0.0, 100.0
     span = max(high - low, 1.0)
     wide = max(1, min(4, width // turns))  # columns per turn
     step = max(1, -(-turns // width))  # turns per column
@@ -75,23 +142,36 @@ def text_chart(review: Review, names: list[str], height: int = 10, width: int = 
     return lines
 
 
-def review_text(review: Review, names: list[str], top: int = 5) -> str:
-    """The review printed: totals per player, the chart, the biggest losses."""
+def review_text(review: Review, names: list[str], top: int = 5, chart: str = "points") -> str:
+    """The review printed: totals per player, the chart (``chart``: ``points``, the expected final score, or
+    ``win``, the chance to win or of the target), the biggest losses."""
     state = "finished" if review.over else "not finished"
     lines = [f"Review by the coach {review.coach} ({values_kind(review)}), game {state}", ""]
+    chances = review.win is not None
+    if chances:
+        lines[-1:] = [f"{goal_text(review.target).capitalize()}: {review.win}", ""]
     w = max(len(name) for name in names) + 2
-    lines.append(f"{'player':<{w}}{'score':>6}{'lost':>8}" + "".join(f"{name:>12}" for name, _ in CLASSES))
+    lines.append(f"{'player':<{w}}{'score':>6}{'lost':>8}" + (f"{'chance lost':>13}" if chances else "")
+                 + "".join(f"{name:>12}" for name, _ in CLASSES))
     for p in review.players:
-        lines.append(f"{names[p.player]:<{w}}{p.score:>6}{p.loss:>8.1f}"
+        lost = sum(d.win_loss for d in review.decisions if d.player == p.player) if chances else 0.0
+        lines.append(f"{names[p.player]:<{w}}{p.score:>6}{p.loss:>8.1f}" + (f"{100 * lost:>12.1f}%" if chances else "")
                      + "".join(f"{p.classes[name]:>12}" for name, _ in CLASSES))
-    lines += ["", "Expected final score by turn:", *text_chart(review, names), ""]
+    win = chart == "win" and chances
+    title = f"{goal_text(review.target).capitalize()} by turn (%):" if win else "Expected final score by turn:"
+    lines += ["", title, *text_chart(review, names, win=win), ""]
     biggest = review.biggest(top)
     lines.append("Biggest losses:" if biggest else "No decision lost points.")
     for d in biggest:
         dice = " ".join(map(str, d.dice))
         lines.append(f"  {names[d.player]}, turn {d.turn}, roll {d.roll}, dice {dice}: {loss_text(d)}")
+        if chances:
+            lines.append(f"      {win_text(d, review.target)}")
     bounds = ", ".join(f"{name} below {bound:g}" for name, bound in CLASSES[:-1])
     lines += ["", f"Classes by points lost: {bounds}, {CLASSES[-1][0]} from {CLASSES[-2][1]:g}."]
+    if chances:
+        lines.append("Chance lost: the mover's chance after the action best for it less after the one played, "
+                     "in points of percent.")
     return "\n".join(lines)
 
 

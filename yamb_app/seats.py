@@ -16,6 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
+from expected_scores.distributions import tables_path
 from robo_players.base import Player
 from robo_players.registry import PLAYERS, make_player, players_for
 from robo_players.search.lookahead import split_name
@@ -29,6 +30,7 @@ STRONGEST = {"yamb-5d-down-up-free-announce": "best+lookahead", "jamb6-6d-down-f
              "yatzy-5d-free": "best-values", "yahtzee-free-5d-free": "best-values"}
 PREFERRED_BOTS = ("best", "expectimax", "smart", "greedy", "random")
 RUN_BOT_PREFIX = "run:"
+TABLE_BOTS = ("optimal-win",)  # they play from the score tables: offered at tables of two or more where these are built
 MAX_PLAYERS_KEPT = 32
 
 
@@ -41,10 +43,16 @@ def default_bot(layout: Layout) -> str:
     return next(name for name in PREFERRED_BOTS if name in names)
 
 
+def offered(name: str, layout: Layout) -> bool:
+    """Whether a seat list offers ``name`` (registered for ``layout``'s table): a bot of ``TABLE_BOTS`` only at
+    a table of two or more players whose score tables are built (building them takes most of an hour)."""
+    return name not in TABLE_BOTS or (layout.players > 1 and tables_path(layout.rules).exists())
+
+
 def bot_names(layout: Layout) -> list[str]:
-    """The bots that play ``layout``'s table: the default bot first, then the registered names."""
+    """The bots that play ``layout``'s table: the default bot first, then the registered names offered."""
     first = default_bot(layout)
-    return [first] + [name for name in players_for(layout) if name != first]
+    return [first] + [name for name in players_for(layout) if name != first and offered(name, layout)]
 
 
 def load_bot(spec: str, layout: Layout) -> Player:

@@ -12,6 +12,12 @@ A decision's loss is the expected final score of the best decision minus that of
 
 A player's curve is the expected final score at the first decision of each of their turns,
 ending at their final score once the game is over.
+
+Given a model of the final totals (``robo_players.coach.win_chances``), each decision also
+carries every player's chance to win (or, with a target, of reaching it) before it and after
+the action taken, the action after which the mover's chance is highest and the chance lost
+against it; each player's ``win_curve`` is their chance at the first decision of each of their
+turns, ending at their share of the win (or whether they reached the target).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import numpy as np
 
 from robo_players.coach.positions import decision_batch
 from robo_players.coach.values import Coach, make_coach
+from robo_players.coach.win_chances import DecisionChances, Finals, chances_of, decision_chances
 from yamb.game import Game
 from yamb.layout import Layout
 
@@ -62,6 +69,11 @@ class Decision:
     loss: float
     label: str  # the class (``CLASSES``)
     forced: bool  # the only legal action
+    win_before: list[float] | None = None  # each player's chance (to win, or of the target) before it
+    win_after: list[float] | None = None  # after the action taken
+    win_best: str | None = None  # the action after which the mover's chance is highest
+    win_best_value: float | None = None  # the mover's chance after it
+    win_loss: float | None = None  # the mover's chance after it less after the action taken
 
 
 @dataclass
@@ -74,6 +86,7 @@ class PlayerReview:
     classes: dict[str, int]
     curve: list[tuple[int, float]]  # (turn, expected final score at its first decision)
     score: int
+    win_curve: list[tuple[int, float]] = field(default_factory=list)  # (turn, chance at its first decision)
 
 
 @dataclass
@@ -86,6 +99,9 @@ class Review:
     decisions: list[Decision]
     players: list[PlayerReview]
     thresholds: dict[str, float] = field(default_factory=lambda: {name: bound for name, bound in CLASSES[:-1]})
+    win: str | None = None  # how the chances are had (exact or estimated, and how), None: no chances
+    win_exact: bool | None = None
+    target: int | None = None  # the chances are of reaching this final total, not of winning
 
     def biggest(self, n: int = 5, player: int | None = None) -> list[Decision]:
         """The ``n`` decisions that lost most (of ``player``, or of everyone), largest first; losses of 0 left out."""
@@ -97,6 +113,7 @@ class Review:
         data = asdict(self)
         for p in data["players"]:
             p["curve"] = [list(point) for point in p["curve"]]
+            p["win_curve"] = [list(point) for point in p["win_curve"]]
         data["biggest"] = [d.index for d in self.biggest(10)]
         return data
 
@@ -125,14 +142,33 @@ def _decisions(lay: Layout, values: np.ndarray, actions: np.ndarray, player: np.
     return out
 
 
-def prejudge(game: Game, coach: Coach) -> Callable[[int], Decision]:
-    """``game``'s decision now valued by ``coach``, before it is taken: the returned function
-    gives the decision of taking an action (played since or not)."""
+def with_chances(decision: Decision, chances: DecisionChances, lay: Layout) -> Decision:
+    """``decision`` with every player's chances before and after it, and its loss in the mover's chance."""
+    best, mover = chances.best_action(), chances.mover
+    loss = chances.loss(decision.action)
+    decision.win_before = [float(v) for v in chances.before]
+    decision.win_after = [float(v) for v in chances.after(decision.action)]
+    decision.win_best = decision.played if loss <= BEST else lay.describe_action(best)
+    decision.win_best_value = float(chances.actions[best, mover])
+    decision.win_loss = loss
+    return decision
+
+
+def prejudge(game: Game, coach: Coach, finals: Finals | None = None,
+             target: int | None = None) -> Callable[[int], Decision]:
+    """``game``'s decision now valued by ``coach`` (and, with ``finals``, every player's chances: to win,
+    or of reaching ``target``), before it is taken: the returned function gives the decision of taking
+    an action (played since or not)."""
     batch = game.batch
     values = coach.values(batch, np.zeros(1, dtype=np.int64))
+    chances = None if finals is None else decision_chances(finals, batch, 0, values[0], target)
     where = batch.player[:1].copy(), batch.turn[:1].copy(), batch.roll[:1].copy(), batch.dice[:1].copy()
     first, lay = len(game.history), game.layout
-    return lambda action: _decisions(lay, values, np.array([action]), *where, first=first)[0]
+
+    def decision(action: int) -> Decision:
+        judged = _decisions(lay, values, np.array([action]), *where, first=first)[0]
+        return judged if chances is None else with_chances(judged, chances, lay)
+    return decision
 
 
 def judge(game: Game, action: int, coach: Coach) -> Decision:
@@ -140,8 +176,18 @@ def judge(game: Game, action: int, coach: Coach) -> Decision:
     return prejudge(game, coach)(action)
 
 
-def review_game(game: Game, coach: Coach | None = None) -> Review:
-    """Every decision of ``game`` (its actions so far) valued by ``coach`` (default: ``make_coach``)."""
+def final_chances(game: Game, target: int | None = None) -> np.ndarray:
+    """(P,) each player's share of the win (or 1 for reaching ``target``, else 0) of a finished game."""
+    scores = np.asarray(game.scores(), dtype=np.int64)
+    finals = np.zeros((len(scores), int(scores.max(initial=0)) + 1))
+    finals[np.arange(len(scores)), np.maximum(scores, 0)] = 1.0
+    return chances_of(finals, target)
+
+
+def review_game(game: Game, coach: Coach | None = None, finals: Finals | None = None,
+                target: int | None = None) -> Review:
+    """Every decision of ``game`` (its actions so far) valued by ``coach`` (default: ``make_coach``), and
+    with ``finals`` every player's chances (to win, or of reaching ``target``) before and after each."""
     coach = coach or make_coach(game.layout)
     lay = game.layout
     positions = decision_batch(game)
@@ -149,18 +195,29 @@ def review_game(game: Game, coach: Coach | None = None) -> Review:
     values = coach.values(positions.batch, np.arange(n)) if n else np.zeros((0, lay.n_actions))
     decisions = _decisions(lay, values, positions.actions, positions.player, positions.turn, positions.roll,
                            positions.batch.dice)
+    if finals is not None:
+        for i, d in enumerate(decisions):
+            with_chances(d, decision_chances(finals, positions.batch, i, values[i], target), lay)
     scores = game.scores()
+    ending = final_chances(game, target) if game.is_over() else None
     players = []
     for p in range(lay.players):
         mine = [d for d in decisions if d.player == p]
         curve: list[tuple[int, float]] = []
+        win_curve: list[tuple[int, float]] = []
         for d in mine:
             if not curve or curve[-1][0] != d.turn:
                 curve.append((d.turn, d.best_value))
+                if d.win_before is not None:
+                    win_curve.append((d.turn, d.win_before[p]))
         if game.is_over():
             curve.append((lay.turns_per_player + 1, float(scores[p])))
+            if finals is not None:
+                win_curve.append((lay.turns_per_player + 1, float(ending[p])))
         players.append(PlayerReview(
             player=p, loss=float(sum(d.loss for d in mine)), decisions=len(mine),
             classes={name: sum(d.label == name for d in mine) for name, _ in CLASSES},
-            curve=curve, score=int(scores[p])))
-    return Review(coach=coach.name, exact=coach.exact, over=game.is_over(), decisions=decisions, players=players)
+            curve=curve, score=int(scores[p]), win_curve=win_curve))
+    return Review(coach=coach.name, exact=coach.exact, over=game.is_over(), decisions=decisions, players=players,
+                  win=None if finals is None else finals.method, win_exact=None if finals is None else finals.exact,
+                  target=target)

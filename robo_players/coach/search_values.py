@@ -76,12 +76,17 @@ def action_values(games, state, consts, tables, adjust, out):
 
 @njit(cache=True)
 def estimates(games, state, tables, extra_bonus, out):
-    """``out[i]``: the estimated final total of ``games[i]``'s player to move (``column_estimate``
+    """``out[i]``: the estimated final total of ``games[i]``'s player to move (``column_totals``)."""
+    column_totals(games, state.player[games], state, tables, extra_bonus, out)
+
+
+@njit(cache=True)
+def column_totals(games, players, state, tables, extra_bonus, out):
+    """``out[i]``: the estimated final total of player ``players[i]`` of ``games[i]`` (``column_estimate``
     of each column, and the extra-Yahtzee bonuses earned)."""
     filled, cells = state.filled, state.cells
     for i in range(len(games)):
-        g = games[i]
-        p = state.player[g]
+        g, p = games[i], players[i]
         total = extra_bonus * state.bonuses[g, p]
         for c in range(filled.shape[2]):
             total += column_estimate(filled, cells, g, p, c, tables.expected, tables.variance, tables.bonus_levels,

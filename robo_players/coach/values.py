@@ -20,6 +20,7 @@ from typing import Protocol
 
 import numpy as np
 
+from expected_scores.solitaire import SolitaireSolution
 from expected_scores.solve import solve
 from expected_scores.turn import keep_values, plan_turn
 from robo_players.coach.search_values import action_values, estimates
@@ -56,13 +57,14 @@ class ExactCoach:
     name = EXACT
     exact = True
 
-    def __init__(self, layout: Layout) -> None:
+    def __init__(self, layout: Layout, solution: SolitaireSolution | None = None) -> None:
+        """``solution``: the solver's (default: the whole game's; an endgame's values its states alone)."""
         if not exact_table(layout):
             raise YambError(f"the exact coach values one free column of yatzy or yahtzee, not "
                             f"{','.join(layout.columns)} of {layout.rules.name}")
         rules = layout.rules
         self.layout = layout
-        self.solution = solve(rules.name, layout.columns, joker=rules.joker, dice=rules.n_dice)
+        self.solution = solution or solve(rules.name, layout.columns, joker=rules.joker, dice=rules.n_dice)
 
     def values(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         """(n, A) expected final scores after each legal action of ``games`` (``-inf``: illegal)."""

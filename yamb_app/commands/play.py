@@ -25,7 +25,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--coach", default=None, metavar="NAME",
                         help="the coach that values each of your moves and reviews the game: optimal (exact; "
                              "the default on Yatzy and Yahtzee), else a search player (default best)")
-    parser.add_argument("--no-coach", action="store_true", help="no word from the coach after your moves or at the end")
+    parser.add_argument("--no-coach", action="store_true",
+                        help="no word from the coach after your moves or at the end, and no chances to win shown")
+    parser.add_argument("--target", type=arg(options.integer(0, 10_000)), default=None, metavar="POINTS",
+                        help="a player alone: show the chance of a final score of at least POINTS as the game goes on")
     parser.add_argument("--save", default=None, metavar="FILE", type=arg(options.output_file),
                         help="save the game to FILE after every turn and when interrupted")
     parser.add_argument("--load", default=None, metavar="FILE", type=arg(options.input_file),
@@ -42,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from yamb.errors import YambError
     from yamb.game import Game
     from yamb_app.cli.options import layout_from
-    from yamb_app.coach import coach_for
+    from yamb_app.coach import check_target, coach_for, finals_for_table, wants_chances
     from yamb_app.seats import default_bot
     from yamb_app.terminal.savefile import SaveFileError, check_replaceable, read_save
     from yamb_app.terminal.session import Seat, Session
@@ -74,8 +77,12 @@ def run(args: argparse.Namespace) -> int:
         seats = [Seat("You" if args.humans == 1 else f"Player {i + 1}") for i in range(args.humans)]
         seats += [Seat(bot if args.bots == 1 else f"{bot} {i + 1}", bot) for i in range(args.bots)]
         header = f"yamb play: {layout.rules.name} [{', '.join(layout.columns)}], seed {seed}"
+    check_target(args.target, game.players)
     save = args.save or args.load
+    coach = None if args.no_coach else coach_for(game.layout, args.coach)
+    finals = finals_for_table(game.layout, coach) if coach is not None and wants_chances(game.players, args.target) \
+        else None
     session = Session(game, seats, console, hint_bot=bot, save_path=None if save is None else Path(save),
-                      hints=args.hints, coach=None if args.no_coach else coach_for(game.layout, args.coach))
+                      hints=args.hints, coach=coach, finals=finals, target=args.target)
     console.print(header)  # the bots are loaded (or refused in one line) before anything is shown
     return session.run()

@@ -44,6 +44,7 @@ class Sheet:
     fillable: dict[Cell, int] = field(default_factory=dict)  # cell -> what the dice score there now
     announceable: frozenset[Cell] = frozenset()
     to_move: bool = False
+    chance: str = ""  # the player's chance to win (or of the target), shown after the name
 
 
 def _cell_text(sheet: Sheet, cell: Cell, score: int | None) -> Text:
@@ -91,7 +92,7 @@ def sheet_table(rows: tuple[str, ...], sheet: Sheet, style: Style = Style.BOXED)
     """The score sheet of one player as a rich table; columns are numbered as typed at the prompts."""
     labels = list(sheet.table)
     computed = computed_rows(sheet.table, rows)
-    title = f"{sheet.name} ◀" if sheet.to_move else sheet.name
+    title = (f"{sheet.name} ◀" if sheet.to_move else sheet.name) + (f" {sheet.chance}" if sheet.chance else "")
     if style is not Style.BOXED:
         table = Table(box=None, padding=(0, 1), pad_edge=False,
                       header_style="bold underline" if sheet.to_move else "underline")

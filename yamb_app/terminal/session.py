@@ -4,7 +4,10 @@ A person is asked only when there is a real choice: the announce prompt when
 a cell may be announced, the keep prompt while another roll is possible, the
 fill prompt when more than one cell may be filled (a single legal cell is
 filled at once). Bots' moves are printed one step at a time. Ctrl-C (or
-Ctrl-D) at a prompt offers to save the game.
+Ctrl-D) at a prompt offers to save the game. With the coach on and a model of the
+final totals, every player's chance to win (or a player's chance of the target) is
+printed at the start of each turn and shown after each name on the sheets at the
+person's prompts.
 """
 
 from __future__ import annotations
@@ -22,9 +25,19 @@ from rich.text import Text
 from robo_players.base import Player
 from robo_players.coach.review import prejudge, review_game
 from robo_players.coach.values import Coach
+from robo_players.coach.win_chances import Finals, position_chances
 from yamb.engine import single_thread
 from yamb.game import Cell, Game
-from yamb_app.coach import chances_text, keep_chances, loss_text, review_text, values_kind
+from yamb_app.coach import (
+    chances_text,
+    keep_chances,
+    loss_text,
+    percent,
+    review_text,
+    standing_text,
+    values_kind,
+    win_text,
+)
 from yamb_app.moves import Move, cell_text, decode, faces_text, fill_scores
 from yamb_app.seats import load_bot
 from yamb_app.terminal.hand import arrange, positions_of
@@ -59,10 +72,15 @@ class Session:
     """One game at the terminal, from its current state to its end (or a save)."""
 
     def __init__(self, game: Game, seats: list[Seat], console: Console, hint_bot: str,
-                 save_path: Path | None = None, hints: bool = False, coach: Coach | None = None) -> None:
-        """``coach``: values each of a person's moves right after it (none: no coaching)."""
+                 save_path: Path | None = None, hints: bool = False, coach: Coach | None = None,
+                 finals: Finals | None = None, target: int | None = None) -> None:
+        """``coach``: values each of a person's moves right after it (none: no coaching); ``finals``: the
+        model of the final totals that gives the chances (to win, or of ``target``), none: no chances."""
         self.game = game
         self.coach = coach
+        self.finals = finals if coach is not None else None
+        self.target = target
+        self._chances: list[str] = []  # every player's chance at the person's decision, beside their names
         self._coach_note: Text | None = None  # the coach's word on the person's last move
         self.seats = seats
         self.console = console
@@ -113,6 +131,15 @@ class Session:
             self._say(f"rolls {faces_text(self.shown)}")
         else:
             self._say(f"has {faces_text(self.shown)} after roll {game.roll_number}")
+        if self.finals is not None:
+            chances = self._position_chances()
+            text = standing_text([seat.name for seat in self.seats], chances, self.finals.exact, self.target)
+            self.console.print(Text(f"  {text}", style="magenta"))
+
+    def _position_chances(self) -> list[float]:
+        """Every player's chance now (to win, or of the target)."""
+        with single_thread():
+            return [float(c) for c in position_chances(self.finals, self.game.batch, 0, self.target)]
 
     def _say(self, text: str) -> None:
         self.console.print(Text(f"  {self.seats[self.game.player].name} ▸ {text}"))
@@ -153,14 +180,18 @@ class Session:
     def _coached_step(self) -> None:
         """A person's step, and the coach's word on the move (shown at once and in the next panel)."""
         game = self.game
-        verdict = prejudge(game, self.coach) if self.coach is not None else None
+        with single_thread():
+            verdict = prejudge(game, self.coach, self.finals, self.target) if self.coach is not None else None
+        self._chances = [percent(c) for c in self._position_chances()] if self.finals is not None else []
         before = len(game.history)
         self._person_step()
         if verdict is None or len(game.history) == before:
             return
         decision = verdict(game.history[before])
         style = {"good": "green", "inaccuracy": "yellow"}.get(decision.label, "red")
-        self._coach_note = Text(f"coach ({values_kind(self.coach)}): {loss_text(decision)}", style=style)
+        chance = f"; {win_text(decision, self.target)} ({'exact' if self.finals.exact else 'estimated'})" \
+            if self.finals is not None else ""
+        self._coach_note = Text(f"coach ({values_kind(self.coach)}): {loss_text(decision)}{chance}", style=style)
         self.console.print(Text("  ") + self._coach_note)
 
     def _person_step(self) -> None:
@@ -214,7 +245,7 @@ class Session:
                 seat.name, game.table(p), game.scores()[p], game.yahtzee_bonus(p),
                 fillable=fill_scores(game) if mover else {},
                 announceable=frozenset(game.legal_announcements()) if mover else frozenset(),
-                to_move=mover,
+                to_move=mover, chance=self._chances[p] if live and self._chances else "",
             ))
         return sheets
 
@@ -335,4 +366,5 @@ class Session:
             self.console.print(Rule("review"))
             self.console.print("the coach values every decision...")
             names = [seat.name + (f" ({seat.bot})" if seat.bot else "") for seat in self.seats]
-            self.console.print(Text(review_text(review_game(self.game, self.coach), names)))
+            review = review_game(self.game, self.coach, self.finals, self.target)
+            self.console.print(Text(review_text(review, names)))

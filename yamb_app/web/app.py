@@ -38,6 +38,7 @@ from yamb_app.web.models import (
     MAX_PLAYERS,
     BotsOut,
     BotStep,
+    ChancesOut,
     ErrorOut,
     GameOut,
     HintOut,
@@ -228,12 +229,21 @@ def create_app(settings: Settings) -> FastAPI:
                "What the game's bot would do in the mover's place, and its value of every open cell.")
 
     @app.get("/api/games/{game_id}/review", response_model=ReviewOut)
-    async def review(game_id: str, coach: str | None = None) -> ReviewOut:
+    async def review(game_id: str, coach: str | None = None,
+                     target: int | None = Query(None, ge=0, le=10_000)) -> ReviewOut:
         """Every decision of the game so far valued against the best one: its loss (the expected
         final score of the best decision minus that of the one taken), class and the better
         decision; each player's total and expected final score by turn. ``coach``: ``optimal``
-        (exact; the default on Yatzy and Yahtzee) or a search bot (default ``best``)."""
-        return await queued(games.review, game_id, coach)
+        (exact; the default on Yatzy and Yahtzee) or a search bot (default ``best``). At a table of
+        two or more (or with ``target``, a player alone) every player's chance to win (of the target)
+        before and after each decision, and by turn."""
+        return await queued(games.review, game_id, coach, target)
+
+    @app.get("/api/games/{game_id}/chances", response_model=ChancesOut)
+    async def chances(game_id: str, target: int | None = Query(None, ge=0, le=10_000)) -> ChancesOut:
+        """Every player's chance now to win (a tie shared), or with ``target`` (a player alone) of a final
+        score of at least it: exact on Yatzy where the score tables are built, else estimated."""
+        return await queued(games.chances, game_id, target)
 
     @app.get("/api/runs", response_model=list[RunOut])
     async def list_runs() -> list[dict]:

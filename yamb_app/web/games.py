@@ -20,6 +20,7 @@ import numpy as np
 from expected_scores.solve import solve
 from robo_players.coach.review import Decision, prejudge, review_game
 from robo_players.coach.values import EXACT, Coach, exact_table
+from robo_players.coach.win_chances import position_chances
 from robo_players.registry import PLAYERS
 from robo_players.search.explain import open_cell_values
 from yamb.columns import COLUMN_KINDS
@@ -29,7 +30,7 @@ from yamb.game import Cell, Game
 from yamb.layout import layout
 from yamb.presets import PRESETS
 from yamb.rules import JOKER_OPTIONS, rules
-from yamb_app.coach import coach_for, keep_chances, review_data
+from yamb_app.coach import check_target, coach_for, finals_for_table, keep_chances, review_data, wants_chances
 from yamb_app.moves import Move, cell_text, decode, faces_text, fill_scores
 from yamb_app.seats import Bots, bot_names, default_bot
 from yamb_app.sheet import computed_rows, sheet_rows
@@ -39,12 +40,14 @@ from yamb_app.web.models import (
     CellOut,
     CellScore,
     CellValue,
+    ChancesOut,
     GameOut,
     HintOut,
     MoveIn,
     NewGame,
     Options,
     PatternOut,
+    PlayerChance,
     PresetOut,
     ReviewOut,
     Seat,
@@ -258,8 +261,9 @@ class Games:
         game = live.game
         try:
             coach = coach_for(game.layout) if coached else None
+            finals = finals_for_table(game.layout, coach) if coach is not None and game.players > 1 else None
             with single_thread():
-                verdict = prejudge(game, coach) if coach is not None else None
+                verdict = prejudge(game, coach, finals) if coach is not None else None
             entry = {"n": live.moves + 1, "player": game.player,
                      "turn": game.turns_played // game.players + 1, "kind": move.kind}
             if move.kind == "roll":
@@ -274,7 +278,7 @@ class Games:
                 else:
                     game.announce(move.column, move.row)
             if verdict is not None:
-                entry["coach"] = coach_note(verdict(game.history[-1]), coach)
+                entry["coach"] = coach_note(verdict(game.history[-1]), coach, None if finals is None else finals.exact)
             self.store.add_move(game_id, live.moves, game.to_dict(), game.is_over(), entry, live.seats)
             live.moves += 1
         except StaleGameError:
@@ -343,19 +347,38 @@ class Games:
                 outcomes=outcomes,
             )
 
-    def review(self, game_id: str, coach: str | None = None) -> ReviewOut:
+    def chances(self, game_id: str, target: int | None = None) -> ChancesOut:
+        """Every player's chance now: to win (two or more players), or of ``target`` (a player alone)."""
+        with self._lock:
+            live = self._load(game_id)
+            game = live.game
+            check_target(target, game.players)
+            if not wants_chances(game.players, target):
+                raise YambError("a player alone has no one to beat: give a target score")
+            finals = finals_for_table(game.layout, coach_for(game.layout))
+            with single_thread():
+                chances = position_chances(finals, game.batch, 0, target)
+            return ChancesOut(exact=finals.exact, method=finals.method, target=target, players=[
+                PlayerChance(player=p, name=seat["name"], chance=float(c))
+                for p, (seat, c) in enumerate(zip(live.seats, chances))])
+
+    def review(self, game_id: str, coach: str | None = None, target: int | None = None) -> ReviewOut:
         """Every decision of a game so far valued by ``coach`` (default: exact where it can be, else
-        the best bot); kept until the game moves on."""
+        the best bot), with every player's chances (to win, or of ``target`` for a player alone); kept
+        until the game moves on."""
         if coach is not None and coach != EXACT and coach not in PLAYERS:
             raise YambError(f"unknown coach {coach!r}: {EXACT} or a search bot of the registry "
                             "(best, expectimax, ...); no file paths or look-ahead from the client")
         with self._lock:
             live = self._load(game_id)
-            key = (game_id, live.moves, coach)
+            key = (game_id, live.moves, coach, target)
             if key not in self._reviews:
                 game = live.game
+                check_target(target, game.players)
+                judge = coach_for(game.layout, coach)
+                finals = finals_for_table(game.layout, judge) if wants_chances(game.players, target) else None
                 with single_thread():
-                    review = review_game(game, coach_for(game.layout, coach))
+                    review = review_game(game, judge, finals, target)
                 self._reviews[key] = ReviewOut(**review_data(review, [s["name"] for s in live.seats]))
                 while len(self._reviews) > REVIEWS_KEPT:
                     self._reviews.popitem(last=False)
@@ -370,11 +393,17 @@ def _move_in(move: Move, moves: int) -> MoveIn:
     return MoveIn(moves=moves, kind=move.kind, column=move.cell.column, row=move.cell.row)
 
 
-def coach_note(decision: Decision, coach: Coach) -> dict:
-    """A decision as the log keeps the coach's word on it (``CoachNote``)."""
-    return {"coach": coach.name, "exact": coach.exact, "value": round(decision.value, 3),
+def coach_note(decision: Decision, coach: Coach, win_exact: bool | None = None) -> dict:
+    """A decision as the log keeps the coach's word on it (``CoachNote``), with the mover's chance to win
+    when it was judged with chances."""
+    note = {"coach": coach.name, "exact": coach.exact, "value": round(decision.value, 3),
             "best": decision.best, "best_value": round(decision.best_value, 3), "loss": round(decision.loss, 3),
             "label": decision.label}
+    if decision.win_before is not None:
+        p = decision.player
+        note.update(win_before=round(decision.win_before[p], 5), win_after=round(decision.win_after[p], 5),
+                    win_loss=round(decision.win_loss, 5), win_best=decision.win_best, win_exact=win_exact)
+    return note
 
 
 def run_out(run: RunInfo) -> dict:

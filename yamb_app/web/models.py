@@ -76,6 +76,13 @@ class CoachNote(BaseModel):
     best_value: float
     loss: float
     label: Literal["good", "inaccuracy", "mistake", "blunder"]
+    # at a table of two or more: the mover's chance to win before the move and after it, the chance lost
+    # against the move best for winning (``win_best``), ``win_exact`` as ``ChancesOut.exact``
+    win_before: float | None = None
+    win_after: float | None = None
+    win_loss: float | None = None
+    win_best: str | None = None
+    win_exact: bool | None = None
 
 
 class Step(BaseModel):
@@ -197,6 +204,12 @@ class DecisionOut(BaseModel):
     loss: float
     label: Literal["good", "inaccuracy", "mistake", "blunder"]
     forced: bool
+    # with chances (``ReviewOut.win``): every player's before and after it, the action best for the mover's
+    win_before: list[float] | None = None
+    win_after: list[float] | None = None
+    win_best: str | None = None
+    win_best_value: float | None = None
+    win_loss: float | None = None
 
 
 class PlayerReviewOut(BaseModel):
@@ -210,6 +223,7 @@ class PlayerReviewOut(BaseModel):
     classes: dict[str, int]
     curve: list[tuple[int, float]]
     score: int
+    win_curve: list[tuple[int, float]] = []  # the chance at the first decision of each turn (then the end's)
 
 
 class ReviewOut(BaseModel):
@@ -225,6 +239,26 @@ class ReviewOut(BaseModel):
     players: list[PlayerReviewOut]
     decisions: list[DecisionOut]
     biggest: list[int]
+    win: str | None = None  # how the chances are had (exact, or estimated and how); None: no chances
+    win_exact: bool | None = None
+    target: int | None = None  # the chances are of reaching this final score, not of winning
+
+
+class PlayerChance(BaseModel):
+    player: int
+    name: str
+    chance: float
+
+
+class ChancesOut(BaseModel):
+    """Every player's chance now: to win (a tie shared), or with ``target`` of a final score of at least
+    it; ``exact``: every player playing ``optimal`` from here on (the score tables), else estimated as
+    ``method`` says."""
+
+    exact: bool
+    method: str
+    target: int | None
+    players: list[PlayerChance]
 
 
 class PresetOut(BaseModel):

@@ -15,6 +15,8 @@ let botKept = new Set(); // positions the bot kept in its last roll, shown for a
 let hint = null;
 let busy = false;
 let botsRunning = false;
+let chances = null;   // /api/games/ID/chances of the position shown (null: none asked or none to show)
+let chancesAsked = 0; // the number of the last chances request: an older answer is dropped
 
 const $ = (id) => document.getElementById(id);
 
@@ -58,6 +60,55 @@ function setGame(next) {
   }
   game = next;
   render();
+  refreshChances();
+}
+
+// ------------------------------------------------------------------ chances to win (or of a target)
+const targetOf = (g) => {
+  const stored = g ? localStorage.getItem(`yamb-target-${g.id}`) : null;
+  return stored === null || stored === "" ? null : Number(stored);
+};
+
+const wantsChances = () => game && coachOn() && (game.seats.length > 1 || targetOf(game) !== null);
+
+async function refreshChances() {
+  // every player's chance at the position shown, asked after each change of the game (the newest answer wins)
+  const asked = ++chancesAsked;
+  if (!wantsChances()) {
+    chances = null;
+    renderChances();
+    return;
+  }
+  const target = targetOf(game);
+  const moves = game.moves;
+  try {
+    const answer = await api("GET", `/api/games/${game.id}/chances${target === null ? "" : `?target=${target}`}`);
+    if (asked !== chancesAsked) return;
+    chances = { ...answer, moves };
+  } catch (error) {
+    if (asked !== chancesAsked) return;
+    chances = { error: error.message, moves };
+  }
+  renderChances();
+}
+
+function renderChances() {
+  const box = $("chances-box");
+  box.hidden = !chances || !wantsChances();
+  if (box.hidden) return;
+  if (chances.error) {
+    box.replaceChildren(el("span", { class: "note" }, `chances: ${chances.error}`));
+    return;
+  }
+  const goal = chances.target === null ? "Chance to win" : `Chance of ${chances.target} or more`;
+  const kind = chances.exact ? "exact" : "estimated";
+  box.replaceChildren(
+    el("div", { class: "chances-head" }, el("strong", {}, goal),
+      el("span", { class: `kind ${kind}`, title: chances.method, "data-testid": "chances-kind" }, kind)),
+    el("ul", {}, chances.players.map((p, i) => el("li", { "data-testid": `chance-${p.player}` },
+      el("i", { class: `swatch c${i % 6}` }), el("span", { class: "name" }, p.name),
+      el("span", { class: "bar" }, el("b", { style: `width: ${(100 * p.chance).toFixed(1)}%` })),
+      el("span", { class: "pct" }, percent(p.chance))))));
 }
 
 const personToMove = () => game && !game.over && !game.seats[game.to_move].bot;
@@ -264,12 +315,20 @@ function renderHint() {
     chances ? " The chances are exact: the next roll alone, and by the turn's last roll keeping the dice that chase each pattern." : ""));
 }
 
-const percent = (p) => (p >= 0.9995 ? "100%" : p < 0.0005 && p > 0 ? "<0.1%" : `${(100 * p).toFixed(1)}%`);
+const percent = (p) => (p >= 1 ? "100%" : p >= 0.9995 ? ">99.9%" : p < 0.0005 && p > 0 ? "<0.1%" : `${(100 * p).toFixed(1)}%`);
 const coachOn = () => $("coach-on").checked;
 
 function coachText(note) {
   if (note.loss < 0.005) return `best move (expected final score ${note.best_value.toFixed(1)})`;
   return `${note.label}, −${note.loss.toFixed(1)} points; better: ${note.best} (${note.best_value.toFixed(1)} against ${note.value.toFixed(1)})`;
+}
+
+function winText(note) {
+  // the mover's chance to win before and after the move, and the chance lost against the move best for winning
+  if (note.win_before === null || note.win_before === undefined) return "";
+  let text = `chance to win ${percent(note.win_before)} → ${percent(note.win_after)}`;
+  if (note.win_loss >= 0.0005) text += `, −${(100 * note.win_loss).toFixed(1)} points of chance (better for winning: ${note.win_best})`;
+  return `${text} (${note.win_exact ? "exact" : "estimated"})`;
 }
 
 const valuesText = (note) => (note.exact ? "exact values" : `the ${note.coach} bot's values`);
@@ -281,7 +340,9 @@ function renderCoach() {
   box.hidden = !coachOn() || !latest || game.over;
   if (box.hidden) return;
   box.className = `coach ${latest.coach.label}`;
+  const win = winText(latest.coach);
   box.replaceChildren(el("strong", {}, "Coach: "), `${logText(latest)}: ${coachText(latest.coach)}`,
+    ...(win ? [el("div", { class: "win", "data-testid": "coach-win" }, win)] : []),
     el("div", { class: "note" }, `(${valuesText(latest.coach)})`));
 }
 
@@ -299,7 +360,7 @@ function logText(entry) {
 function renderLog() {
   const items = game.log.map((entry) => el("li", { class: `p${entry.player % 4} ${entry.kind}` }, logText(entry),
     entry.coach && coachOn() ? el("span", { class: `badge ${entry.coach.label}`, "data-testid": `coach-${entry.n}`,
-      title: `${coachText(entry.coach)} (${valuesText(entry.coach)})` },
+      title: `${coachText(entry.coach)} (${valuesText(entry.coach)})${winText(entry.coach) ? `; ${winText(entry.coach)}` : ""}` },
     entry.coach.loss < 0.05 ? "✓" : `−${entry.coach.loss.toFixed(1)}`) : null));
   const log = $("log");
   log.replaceChildren(...items);
@@ -354,6 +415,11 @@ function botChoices() {
     ...bots.bots.map((b) => el("option", { value: b }, `bot: ${b}`)), ...runs];
 }
 
+function showTarget() {
+  // a target score is for a player alone
+  $("target-label").hidden = document.querySelectorAll(".seat").length !== 1;
+}
+
 function tableQuery() {
   const query = new URLSearchParams({ preset: $("preset").value, dice: $("dice-count").value,
     columns: tableColumns.join(","), players: String(Math.max(1, document.querySelectorAll(".seat").length)) });
@@ -371,6 +437,7 @@ async function refreshBots() {
     if (asked === botsAsked) $("setup-error").textContent = botsProblem = error.message;
     return;
   }
+  showTarget();
   if (asked !== botsAsked) return;
   bots = answer;
   if (botsProblem && $("setup-error").textContent === botsProblem) $("setup-error").textContent = "";
@@ -428,6 +495,7 @@ async function startGame(event) {
   $("setup-error").textContent = "";
   try {
     const created = await api("POST", "/api/games", body);
+    if (seats.length === 1 && $("target").value !== "") localStorage.setItem(`yamb-target-${created.id}`, $("target").value);
     location.hash = `g=${created.id}`;
     openGame(created);
   } catch (error) {
@@ -469,6 +537,7 @@ async function start() {
   $("coach-on").addEventListener("change", () => {
     localStorage.setItem("yamb-coach", coachOn() ? "on" : "off");
     render();
+    refreshChances();
   });
   $("review-open").addEventListener("click", () => openReview(game));
   $("review-close").addEventListener("click", closeReview);

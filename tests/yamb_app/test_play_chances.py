@@ -1,0 +1,111 @@
+"""Every player's chance to win in ``yamb play`` and ``yamb review``: shown with the coach, hidden without,
+a player alone's target, and the options refused in one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pexpect
+import pytest
+
+from tests.programs import spawn_play
+from yamb.game import Game
+from yamb_app.cli import main
+from yamb_app.terminal.savefile import write_save
+
+ROOT = Path(__file__).resolve().parents[2]
+STANDING = re.compile(r"chance to win \((exact|estimated)\): You (\d+\.\d|<0\.1|>99\.9)% · greedy (\d+\.\d|<0\.1|>99\.9)%")
+
+
+def _spawn(*args: str) -> pexpect.spawn:
+    env = {**os.environ, "TERM": "dumb", "COLUMNS": "140", "LINES": "50", "PYTHONPATH": str(ROOT)}
+    return spawn_play(*args, env=env, lines=50, columns=140)
+
+
+def _quit(child: pexpect.spawn) -> None:
+    child.sendcontrol("c")
+    child.expect_exact("(Enter to quit without saving)")
+    child.sendline("")
+    child.expect(pexpect.EOF)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("coached", [True, False])
+def test_play_shows_every_player_s_chance_to_win_unless_the_coach_is_off(coached):
+    child = _spawn("--preset", "yatzy", "--bots", "1", "--bot", "greedy", "--seed", "4",
+                   *([] if coached else ["--no-coach"]))
+    child.expect_exact("keep> ")
+    text = child.before
+    child.sendline("none")
+    child.expect_exact("keep> ")
+    text += child.before
+    _quit(child)
+    shown = STANDING.findall(text)
+    if not coached:
+        assert not shown and "chance to win" not in text and not re.search(r"You ◀ \S+%", text)
+        return
+    assert shown and re.search(r"You ◀ (\d+\.\d|<0\.1|>99\.9)%", text)  # beside the name on the sheet
+    kind, mine, theirs = shown[-1]
+    if "<" not in mine + theirs and ">" not in mine + theirs:
+        assert float(mine) + float(theirs) == pytest.approx(100.0, abs=0.15)
+    assert re.search(rf"keep nothing: [^;]*; chance to win \S+% -> \S+%.*?\({kind}\)", text, re.S)  # may wrap
+
+
+@pytest.mark.slow
+def test_a_player_alone_sees_the_chance_of_the_target():
+    child = _spawn("--preset", "yatzy", "--bots", "0", "--seed", "4", "--target", "200")
+    child.expect_exact("keep> ")
+    text = child.before
+    _quit(child)
+    found = re.search(r"chance of 200 or more \((exact|estimated)\): You (\d+\.\d)%", text)
+    assert found and f"You ◀ {found.group(2)}%" in text
+
+
+def test_a_target_at_a_table_of_two_is_refused_in_one_line(capsys):
+    assert main(["play", "--preset", "yatzy", "--bots", "1", "--bot", "random", "--target", "100"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a target score is for a player alone" in err
+
+
+def _saved(tmp_path: Path, players: int) -> Path:
+    game = Game("yatzy", players=players, seed=6)
+    rng = np.random.default_rng(6)
+    while not game.is_over():
+        game.apply(int(rng.choice(game.legal_actions())))
+    path = tmp_path / "game.json"
+    seats = [{"name": "Ana", "bot": None}, {"name": "bot", "bot": "random"}][:players]
+    write_save(path, game.to_dict(), seats)
+    return path
+
+
+def test_yamb_review_charts_the_chance_to_win(tmp_path, capsys):
+    path = _saved(tmp_path, 2)
+    assert main(["review", str(path), "--chart", "win"]) == 0
+    text = capsys.readouterr().out
+    assert "Chance to win by turn (%):" in text and "Chance to win: " in text and "chance lost" in text
+    assert main(["review", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    ends = [p["win_curve"][-1][1] for p in data["players"]]
+    scores = [p["score"] for p in data["players"]]
+    assert ends == ([0.5, 0.5] if scores[0] == scores[1] else [float(s == max(scores)) for s in scores])
+    assert main(["review", str(path), "--target", "150"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a target score is for a player alone" in err
+
+
+def test_yamb_review_of_a_player_alone_gives_the_chance_of_a_target(tmp_path, capsys):
+    path = _saved(tmp_path, 1)
+    assert main(["review", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["win"] is None
+    assert main(["review", str(path), "--chart", "win"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--chart win" in err
+    assert main(["review", str(path), "--json", "--target", "150"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["target"] == 150 and data["players"][0]["win_curve"][-1][1] == float(data["players"][0]["score"] >= 150)
+    first = data["decisions"][0]["win_before"][0]
+    assert 0 < first < 1
