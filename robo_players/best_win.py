@@ -42,6 +42,9 @@ from yamb.rules import N_NUMBER_ROWS, Rules
 from yamb.table import Table
 
 FIT_GAMES = 2000
+SPREAD = 4.0  # the estimated variances scaled by this in the worth of endings (1 took more risk than it won back on yamb)
+SETTLED = 2.5  # a mover this many estimated deviations ahead of every other, or behind one, plays for points
+FLAT = 1e7  # a deviation that makes the worth of an ending linear in its value
 FIT_SEED = 40_4017
 FORMAT = 3
 LEAST_SHEETS = 30  # a cell open with k open cells in fewer sheets is taken as it is over all of them
@@ -200,12 +203,14 @@ def estimate(rules: Rules, model: CellModel, cells: np.ndarray, filled: np.ndarr
 
 
 def win_rows(rules: Rules, estimate: Estimate, movers: np.ndarray, cells: np.ndarray, filled: np.ndarray,
-             bonuses: np.ndarray, level_score: np.ndarray, ending: np.ndarray, spread: float = 1.0) -> np.ndarray:
+             bonuses: np.ndarray, level_score: np.ndarray, ending: np.ndarray, spread: float = SPREAD) -> np.ndarray:
     """(n, OTHERS + 2 (P - 1)) each game's row for ``robo_players.search.win_utility``: the mover's
     mean less ``ending[k]`` (the mean value of the ending its turn will choose with ``k`` cells
     open), so that its mean and an ending's value add up to its expected final total, and the
     deviation of the cells left after this turn's (variances scaled by ``spread``), then every
-    other player's mean and deviation, in seat order after the mover. A mover with one open cell left
+    other player's mean and deviation, in seat order after the mover; a mover whose standing is
+    settled (more than ``SETTLED`` estimated deviations of the difference ahead of every other or
+    behind one) gets them ``FLAT``: it plays for points. A mover with one open cell left
     gets its final total exactly, as a function of that cell's score (``cells`` (n, P, C, R),
     ``filled`` (n, P, C) and ``bonuses`` (n, P): the games' sheets; ``level_score`` (R, LEVELS):
     the number rows' scores by level)."""
@@ -220,6 +225,10 @@ def win_rows(rules: Rules, estimate: Estimate, movers: np.ndarray, cells: np.nda
     rows[:, MODE] = SHIFT
     rows[:, MEAN], rows[:, SD] = mean[:, 0] - ending[left], np.sqrt(var[:, 0])
     rows[:, OTHERS::2], rows[:, OTHERS + 1::2] = mean[:, 1:], np.sqrt(var[:, 1:])
+    z = (rows[:, MEAN] - rows[:, OTHERS::2].T) / np.sqrt((rows[:, SD] ** 2 + rows[:, OTHERS + 1::2].T ** 2) / spread + 1e-12)
+    settled = (np.abs(z.min(axis=0)) > SETTLED) & (left > 1)  # far ahead of all, or far behind one; the last cell exact
+    rows[settled, SD] = FLAT
+    rows[settled, OTHERS + 1::2] = FLAT
     last = np.flatnonzero(left == 1)
     if len(last):
         _last_cell(rules, rows, last, cells[last, movers[last]], filled[last, movers[last]],
@@ -259,7 +268,7 @@ class BestWinPlayer:
     estimated variances; ``model`` may be a function that makes it (at the first move of a game of
     two players or more: alone, the player plays as ``best``)."""
 
-    def __init__(self, base: ExpectimaxPlayer, model: CellModel | Callable[[], CellModel], spread: float = 1.0,
+    def __init__(self, base: ExpectimaxPlayer, model: CellModel | Callable[[], CellModel], spread: float = SPREAD,
                  name: str = "best-win") -> None:
         self.base, self._model, self.spread, self.name = base, model, spread, name
 
@@ -284,7 +293,7 @@ class BestWinPlayer:
             return self.base.search(batch, games, adjust, win)
 
 
-def best_win_player(layout: Layout, spread: float = 1.0) -> BestWinPlayer:
+def best_win_player(layout: Layout, spread: float = SPREAD) -> BestWinPlayer:
     """``best-win`` for ``layout``: ``best`` (``expectimax`` where no bot is shipped) and its cell model."""
     base = load_bot(layout)
     if not isinstance(base, ExpectimaxPlayer):
