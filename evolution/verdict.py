@@ -129,7 +129,8 @@ def play_verdict(state: RunState, toolbox: base.Toolbox, best: Individual, run_d
         adjusted = scores - luck
         result["luck_adjusted"] = {"reference": c.luck,
                                    **verdict_of(adjusted[0], adjusted[1], expectimax - expectimax_luck)}
-    return {"games": c.final_games, "seed": seed, "start_player": describe_start(state), **result,
+    field = {"objective": c.objective, "field": c.field} if c.objective == "win" else {}
+    return {"games": c.final_games, "seed": seed, "start_player": describe_start(state), **field, **result,
             "play": play_command(state, run_dir), "seconds": time.perf_counter() - started}
 
 
@@ -143,20 +144,26 @@ def verdict_lines(verdict: dict) -> list[str]:
     """The verdict in plain words, for the console. A start that played exactly as expectimax (the
     guided player's start, by design) is one player: its comparison is said once."""
     v, start = verdict, verdict["start_player"]
+    win = v.get("objective") == "win"  # shares of wins, said in per cent
+
+    def amount(x: float, sign: str = "") -> str:
+        return f"{100 * x:{sign}.2f} %" if win else f"{x:{sign}.1f}"
+
     same = v["start"] == v["expectimax"] and v["evolved_minus_start"] == v["evolved_minus_expectimax"]
     players = "two" if same else "three"
-    scores = (f"  evolved {v['evolved']['mean']:.1f} ± {v['evolved']['sem']:.1f}, "
-              + (f"expectimax (where it started) {v['expectimax']['mean']:.1f} ± {v['expectimax']['sem']:.1f}"
+    scores = (f"  evolved {amount(v['evolved']['mean'])} ± {amount(v['evolved']['sem'])}, "
+              + (f"expectimax (where it started) {amount(v['expectimax']['mean'])} ± {amount(v['expectimax']['sem'])}"
                  if same else
-                 f"started from ({start}) {v['start']['mean']:.1f} ± {v['start']['sem']:.1f}, "
-                 f"expectimax {v['expectimax']['mean']:.1f} ± {v['expectimax']['sem']:.1f}"))
-    lines = [f"verdict on {v['games']:,} fresh games (the same dice for the {players} players):", scores]
+                 f"started from ({start}) {amount(v['start']['mean'])} ± {amount(v['start']['sem'])}, "
+                 f"expectimax {amount(v['expectimax']['mean'])} ± {amount(v['expectimax']['sem'])}"))
+    what = f"deals, the shares of the wins against {v['field']}" if win else "games"
+    lines = [f"verdict on {v['games']:,} fresh {what} (the same dice for the {players} players):", scores]
     against = ([("expectimax, where it started", "evolved_minus_expectimax")] if same else
                [(f"the player it started from ({start})", "evolved_minus_start"),
                 ("expectimax", "evolved_minus_expectimax")])
     for other, key in against:
         d = v[key]
-        lines.append(f"  against {other}: {d['mean']:+.1f} ± {d['sem']:.1f} game by game, "
+        lines.append(f"  against {other}: {amount(d['mean'], '+')} ± {amount(d['sem'])} game by game, "
                      f"p = {d['p']:.2g}: {_judge(d)}")
         if "luck_adjusted" in v:
             a = v["luck_adjusted"]

@@ -18,6 +18,7 @@ from evolution.planning import plan
 from evolution.run import evolve, resume, start
 from evolution.run_dir import RunDir
 from evolution.state import new_state
+from evolution.verdict import verdict_lines
 from robo_players.measure.match import play_match
 from robo_players.neural.population import genome_size
 from robo_players.random_player import RandomPlayer
@@ -109,6 +110,8 @@ def test_a_win_run_resumes_exactly(tmp_path: Path):
     assert RunDir(tmp_path / "cut").load_checkpoint().generation == 1
     resumed = evolve(resume(tmp_path / "cut", {}), tmp_path / "cut")
     assert resumed["best"] == whole["best"]
+    said = "\n".join(verdict_lines(whole["verdict"]))
+    assert "shares of the wins against greedy" in said and " %" in said
     whole_log, cut_log = (pd.read_csv(tmp_path / run / "logbook.csv").filter(regex="^(?!.*seconds)")
                           for run in ("whole", "cut"))
     pd.testing.assert_frame_equal(whole_log, cut_log, check_exact=True)
