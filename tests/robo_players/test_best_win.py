@@ -14,7 +14,7 @@ import yamb
 from robo_players.best_win import BestWinPlayer, CellModel, best_win_player, estimate
 from robo_players.neural.bots import load_bot
 from robo_players.registry import make_player, players_for
-from robo_players.search.win_utility import OTHERS, TIE_SD, win_chance
+from robo_players.search.win_utility import OTHERS, TIE_SD, A, B, win_chance
 from tests.endgames import BruteForce, start_batch
 from yamb.layout import layout
 from yamb.rules import N_NUMBER_ROWS
@@ -228,3 +228,37 @@ def test_cli(capsys, tmp_path, monkeypatch):
     assert main(["match", "best-win", "best", "--preset", "yatzy", "--games", "6", "--seed", "41", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["deals"] == 6 and sum(out["players"][n]["win_share"] for n in ("best-win", "best")) == pytest.approx(1)
+
+
+def test_win_rows_the_mover_first_its_ending_taken_off_and_settled_games_played_for_points():
+    """Row by row: the mover's mean less the mean ending at its open cells, its deviation after this
+    turn's cell, the other's; a standing SETTLED estimated deviations away flat (points), but never
+    the last cell, which is exact."""
+    import robo_players.best_win as best_win
+    from robo_players.best_win import Estimate, win_rows
+    from robo_players.search.cell_values import LEVELS
+    from robo_players.search.win_utility import COLLECTION, MEAN, MODE, NUMBER, SD, SHIFT
+
+    rules = yamb.rules("yatzy")
+    n_rows = rules.n_rows
+    full = (1 << n_rows) - 1
+    filled = np.array([[[0], [0]], [[0], [0]], [[full - 1], [full]], [[full ^ (1 << 12)], [full]]], dtype=np.uint32)
+    cells = np.zeros((4, 2, 1, n_rows), dtype=np.int16)
+    cells[2:, :, 0, 6:] = 10
+    mean = np.array([[240.0, 250.0], [240.0, 400.0], [200.0, 230.0], [200.0, 230.0]])
+    var = np.array([[900.0, 1600.0], [900.0, 1600.0], [25.0, 0.0], [25.0, 0.0]])
+    left = np.array([[15, 15], [15, 15], [1, 0], [1, 0]])
+    ending = np.arange(n_rows + 1, dtype=np.float64)
+    movers = np.array([1, 0, 0, 0])
+    rows = win_rows(rules, Estimate(mean, var, left), movers, cells, filled, np.zeros((4, 2)),
+                    np.tile(np.arange(LEVELS, dtype=np.float64), (n_rows, 1)), ending, spread=4.0)
+    assert rows[0, MEAN] == 250.0 - 15 and rows[0, OTHERS] == 240.0  # the mover, player 1, first
+    assert rows[0, SD] == pytest.approx(math.sqrt(1600.0 * 4 * 14 / 15))
+    assert rows[0, OTHERS + 1] == pytest.approx(math.sqrt(900.0 * 4))
+    assert rows[0, MODE] == SHIFT
+    z = (240.0 - 15 - 400.0) / math.sqrt(900.0 * 14 / 15 + 1600.0)
+    assert z < -best_win.SETTLED and rows[1, SD] == best_win.FLAT and rows[1, OTHERS + 1] == best_win.FLAT
+    assert rows[2, MODE] == NUMBER and rows[3, MODE] == COLLECTION  # ones, then the full house, the last cell
+    assert rows[2, OTHERS + 1] == 0.0 and rows[3, OTHERS + 1] == 0.0  # exact, however far apart
+    without = np.where(np.arange(n_rows) == 12, 0, cells[3, 0, 0])
+    assert rows[3, A] == rules.column_totals(without)["total"] and rows[3, B] == pytest.approx(1.0)
