@@ -10,6 +10,9 @@ in the process, in a process pool (``--workers``) or on Ray actors
 With ``luck`` (a search player's name, ``robo_players.measure.luck``) each game's luck
 is counted as well: the loops select on the scores less their luck, which
 have the same expectation and a fraction of the noise.
+
+With the objective ``win`` (a task's ``match``) a member's "score" of a deal is its
+share of the wins against the field, every seat in turn (``evolution.win_objective``).
 """
 
 from __future__ import annotations
