@@ -121,15 +121,19 @@ def play(
 
 def warm_up(state: RunState, toolbox: base.Toolbox) -> float:
     """Seconds to compile (or load from numba's cache) what a generation runs: one game of one
-    member in every worker and one of expectimax, so that generations' seconds leave it out.
+    member and one of expectimax in this process first (the compile happens here, where its
+    progress is seen, and on two cores without the workers competing for them), then one in every
+    worker (which loads the kernels from the cache), so that generations' seconds leave it out.
     Nothing of the run changes (no random state is drawn)."""
     started = time.perf_counter()
     genome = np.zeros((1, genome_size(state.spec.build())), dtype=np.float32)
     cell_values = np.asarray(state.cell_values, dtype=np.float32)[None]
     c = state.config
     tasks = [Task(state.spec, genome, cell_values, 1, 0, c.lookahead, c.luck, match_of(c))] * c.workers
-    list(toolbox.map(toolbox.play, tasks))
+    toolbox.play(tasks[0])
     reference_scores(state.spec, 1, 0, c.luck, match_of(c))
+    if c.workers > 1 or c.backend == "ray":
+        list(toolbox.map(toolbox.play, tasks))
     return time.perf_counter() - started
 
 

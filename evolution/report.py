@@ -28,6 +28,7 @@ from evolution.win_objective import match_of
 from robo_players.measure.compare import paired_difference
 from robo_players.measure.simulate import summary
 from robo_players.neural.files import NeuralWeights, save_weights, write_npz
+from yamb.atomic import write_atomically
 
 
 @dataclass
@@ -95,8 +96,10 @@ def save_plot(fig, ax, path: Path, xlabel: str, ylabel: str, title: str, legend:
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
     ax.legend(loc=legend)
     fig.tight_layout()
-    fig.savefig(path, format="png", dpi=100)
-    plt.close(fig)
+    try:  # whole or not at all: a full disk leaves no 0-byte plot, and its error names the file
+        write_atomically(path, lambda tmp: fig.savefig(tmp, format="png", dpi=100))
+    finally:
+        plt.close(fig)
 
 
 def plot_fitness(frame: pd.DataFrame, path: Path) -> None:

@@ -51,7 +51,8 @@ def start(setup: Plan | EvolveConfig, run_dir: Path) -> RunState:
 
 
 def resume(run_dir: Path, changes: dict) -> RunState:
-    """The run saved in ``run_dir``, with ``changes`` to the settings a resume may change.
+    """The run saved in ``run_dir``, with ``changes`` to the settings a resume may change (those edited in
+    its ``config.toml`` too, the command line's first), checked.
 
     A run stopped before its first checkpoint starts again from its ``config.toml``. The
     temporary files of interrupted writes are deleted, and the logbook is rewritten from
@@ -70,11 +71,15 @@ def resume(run_dir: Path, changes: dict) -> RunState:
     saved = where.read_config()
     if replace(saved, **{k: getattr(state.config, k) for k in RESUMABLE}) != state.config:
         raise ConfigError(f"{where / CONFIG_FILE} does not match the checkpoint; restore it or start a new run")
-    if changes.get("generations", state.generation) < state.generation:
-        raise ConfigError(f"{run_dir} has played {state.generation} generations: --generations "
-                          f"{changes['generations']} would end it before them; give {state.generation} or more")
+    # settings a resume may change, edited in config.toml: honoured (and checked) as if given on the command line
+    edited = {k: getattr(saved, k) for k in RESUMABLE if getattr(saved, k) != getattr(state.config, k)}
     if changes.get("backend") == "processes":
         changes = {"ray_address": "", **changes}  # the cluster of a ray run is left behind
+    changes = {**edited, **changes}
+    if changes.get("generations", state.generation) < state.generation:
+        given = "--generations" if "generations" not in edited else f"generations in {where / CONFIG_FILE} ="
+        raise ConfigError(f"{run_dir} has played {state.generation} generations: {given} "
+                          f"{changes['generations']} would end it before them; give {state.generation} or more")
     state.config = with_settings(state.config, changes).validate()
     if state.config.backend == "ray":
         import_ray()
@@ -91,7 +96,8 @@ def evolve(state: RunState, run_dir: Path, report: Report | None = None,
     """Play the remaining generations of ``state``, then check the hall of fame and write the results.
 
     A checkpoint follows every generation; ``report(state, logbook entry)`` is
-    called after it (a progress line, or a test that interrupts the run). A run
+    called after it (a progress line, or a test that interrupts the run), the entry's
+    ``seconds`` the generation's wall time: its games, the strategy's update and the checkpoint. A run
     started from a file (``init``) that has played no generation first plays its
     start on the verdict's games and ``say``s how strong it is.
     """
@@ -105,12 +111,14 @@ def evolve(state: RunState, run_dir: Path, report: Report | None = None,
             for line in start_strength(state, toolbox):
                 say(line)
         while state.generation < c.generations:
+            started = time.perf_counter()
             entry = generation(state, toolbox)
             entry["compile_seconds"], compile_seconds = compile_seconds, 0.0
+            entry["seconds"] = time.perf_counter() - started  # its games and the strategy's update
             where.save_checkpoint(state)
             where.write_logbook(state)
-            if report is not None:
-                report(state, entry)
+            if report is not None:  # the whole generation's wall time, its checkpoint included
+                report(state, {**entry, "seconds": time.perf_counter() - started})
         started = time.perf_counter()
         check = final_check(state, toolbox)
         check_seconds = time.perf_counter() - started

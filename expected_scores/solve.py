@@ -34,6 +34,7 @@ from expected_scores.solitaire import SolitaireSolution, solve_solitaire
 from yamb.atomic import WriteError, write_atomically
 from yamb.columns import check_kind
 from yamb.errors import UnknownColumnError
+from yamb.parsing import ParseError, read_npz
 from yamb.rules import Rules
 from yamb.rules import rules as make_rules
 
@@ -99,9 +100,12 @@ def _save(solution: Solution, path: Path, digest: str) -> None:
 
 
 def _load(rules: Rules, kind: str, path: Path, digest: str) -> Solution | None:
+    """The cached solution at ``path``, or None when there is none for ``digest``; a damaged one (cut
+    short, a flipped bit, a member missing) is said in one line on stderr and solved again."""
     if not path.exists():
         return None
-    with np.load(path) as f:
+    try:
+        f = read_npz(path)
         if str(f["digest"]) != digest:
             return None
         if kind in ORDERED_KINDS:
@@ -109,6 +113,10 @@ def _load(rules: Rules, kind: str, path: Path, digest: str) -> Solution | None:
                                   seconds=float(f["seconds"]))
         solution = SolitaireSolution if rules.spec.difference is None else FreeColumnSolution
         return solution(rules=rules, values=f["values"], seconds=float(f["seconds"]), states=int(f["states"]))
+    except (ParseError, KeyError, ValueError, TypeError) as error:
+        reason = f"{error.args[0]} is missing" if isinstance(error, KeyError) else str(error)
+        print(f"the cached solution {path} is damaged ({reason}); solving it again", file=sys.stderr, flush=True)
+        return None
 
 
 def solve(

@@ -119,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=300, help="stop after this long (default 300)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        server = start_server(Path(tmp) / "bench.sqlite3")
+        # every game from this one client: its share of the open games is all of them
+        server = start_server(Path(tmp) / "bench.sqlite3", args=("--max-open-per-client", str(max(args.games, 1))))
         try:
             server_before = cpu_seconds(server.process.pid)
             client_before = resource.getrusage(resource.RUSAGE_SELF)

@@ -54,10 +54,10 @@ class Server:
         self.process.wait(timeout=30)
 
 
-def start_server(db: Path, runs: Path | None = None, log: Path | None = None) -> Server:
-    """``python -m yamb serve`` on 127.0.0.1 and a free port, answering once it returns."""
+def start_server(db: Path, runs: Path | None = None, log: Path | None = None, args: tuple[str, ...] = ()) -> Server:
+    """``python -m yamb serve`` on 127.0.0.1 and a free port (and ``args``), answering once it returns."""
     port = free_port()
-    command = [sys.executable, "-m", "yamb", "serve", "--port", str(port), "--db", str(db)]
+    command = [sys.executable, "-m", "yamb", "serve", "--port", str(port), "--db", str(db), *args]
     if runs is not None:
         command += ["--runs", str(runs)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -79,8 +79,8 @@ def start_server(db: Path, runs: Path | None = None, log: Path | None = None) ->
 
 
 @contextmanager
-def serving(db: Path, runs: Path | None = None):
-    server = start_server(db, runs)
+def serving(db: Path, runs: Path | None = None, args: tuple[str, ...] = ()):
+    server = start_server(db, runs, args=args)
     try:
         yield server
     finally:

@@ -4,19 +4,19 @@ import pytest
 
 import yamb  # noqa: F401  (first: it pins numpy's BLAS kernels before numpy loads, yamb/blas.py)
 
-FULL_BUILDS = "--full-builds"
+BENCHMARKS = "--benchmarks"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption(FULL_BUILDS, action="store_true",
-                     help="also run the tests marked full_build: whole score-distribution tables built from nothing "
-                          "(about an hour of CPU on two cores for Yatzy and Yahtzee)")
+    parser.addoption(BENCHMARKS, action="store_true",
+                     help="also run the tests marked benchmark: the whole score-distribution tables built from nothing "
+                          "and the shipped bots' strength measured on thousands of games (an hour or more)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if config.getoption(FULL_BUILDS):
+    if config.getoption(BENCHMARKS):
         return
-    skip = pytest.mark.skip(reason=f"a whole table built from nothing: run with {FULL_BUILDS}")
+    skip = pytest.mark.skip(reason=f"a benchmark (a whole table built, or thousands of games): run with {BENCHMARKS}")
     for item in items:
-        if "full_build" in item.keywords:
+        if "benchmark" in item.keywords:
             item.add_marker(skip)

@@ -11,6 +11,7 @@ so one player serves many games.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
@@ -55,12 +56,16 @@ class Bots:
     """Checks seats' bot names and builds (and keeps) their players.
 
     ``run_file(name)`` is the weights file of the listed run ``name``'s best
-    player, or None when there is no such finished run.
+    player, or None when there is no such finished run. Safe to share between
+    threads: a player is built once (by the first thread to ask), while the
+    players already built are handed out to the others meanwhile.
     """
 
     def __init__(self, run_file: Callable[[str], Path | None]) -> None:
         self.run_file = run_file
         self._players: OrderedDict[tuple, Player] = OrderedDict()
+        self._lock = threading.Lock()  # over ``_players`` and ``_building``
+        self._building: dict[tuple, threading.Lock] = {}
 
     def _file(self, bot: str, layout: Layout) -> Path | None:
         """The weights file of a ``run:NAME`` bot, or None for a registered name; YambError otherwise
@@ -78,16 +83,26 @@ class Bots:
         """The player of ``bot`` for ``layout``'s table, built on first use."""
         path = self._file(bot, layout)
         key = (bot, None if path is None else path.stat().st_mtime_ns, Table.of(layout))
-        if key in self._players:
-            self._players.move_to_end(key)
-            return self._players[key]
-        try:
-            player = load_bot(bot if path is None else str(path), layout)
-        except YambError as error:
-            if path is None:
-                raise
-            raise YambError(f"{bot}: {str(error).replace(str(path), path.name)}") from None  # not the server's path
-        self._players[key] = player
-        if len(self._players) > MAX_PLAYERS_KEPT:
-            self._players.popitem(last=False)
-        return player
+        with self._lock:
+            if key in self._players:
+                self._players.move_to_end(key)
+                return self._players[key]
+            building = self._building.setdefault(key, threading.Lock())
+        with building:
+            with self._lock:
+                if key in self._players:  # another thread built it meanwhile
+                    return self._players[key]
+            try:
+                player = load_bot(bot if path is None else str(path), layout)
+            except YambError as error:
+                if path is None:
+                    raise
+                raise YambError(f"{bot}: {str(error).replace(str(path), path.name)}") from None  # not the server's path
+            finally:
+                with self._lock:
+                    self._building.pop(key, None)
+            with self._lock:
+                self._players[key] = player
+                if len(self._players) > MAX_PLAYERS_KEPT:
+                    self._players.popitem(last=False)
+            return player

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import warnings
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
@@ -25,6 +26,7 @@ from evolution.backends import CLUSTER_EXTRA
 from evolution.sweeps.space import SearchSpace, search_space
 from robo_players.neural.files import write_atomically
 from yamb.atomic import holds_files
+from yamb.checks import MAX_SEED
 from yamb.errors import YambError
 from yamb.parsing import ParseError, parse_json, unreadable
 
@@ -38,6 +40,7 @@ PRUNERS = ("median", "hyperband", "none")
 HEARTBEAT_SECONDS = 10  # a running trial's worker writes a heartbeat this often (RDB storages) ...
 GRACE_HEARTBEATS = 3  # ... and a trial whose heartbeat is 3 beats old (30 s) is failed, then retried
 HEARTBEAT_VARIABLE = "YAMB_SWEEP_HEARTBEAT"  # environment variable: another heartbeat, in whole seconds
+RECIPE_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 MAX_RETRIES = 2  # a failed trial is retried (same parameters, resumed run) at most this often
 
 
@@ -59,6 +62,10 @@ class SweepSettings:
     def __post_init__(self) -> None:
         if self.pruner not in PRUNERS:
             raise SweepError(f"unknown pruner {self.pruner!r}; choose from {', '.join(PRUNERS)}")
+        if not isinstance(self.recipe, str) or not RECIPE_NAME.fullmatch(self.recipe):  # a label: the space is kept
+            raise SweepError(f"recipe must be a name of letters, digits, '.', '_' and '-', not {self.recipe!r}")
+        if type(self.seed) is not int or not 0 <= self.seed <= MAX_SEED:
+            raise SweepError(f"seed must be a whole number from 0 to 2**64-1, not {self.seed!r}")
 
 
 def settings_path(directory: Path) -> Path:
@@ -239,6 +246,24 @@ def join_study(study: optuna.Study, settings: SweepSettings) -> None:
     elif study.user_attrs["space"] != space:
         raise SweepError(f"study {study.study_name!r} searches another space than sweep.json "
                          "(another --recipe, --preset or --set); use another storage or study")
+
+
+def open_study(directory: Path, settings: SweepSettings) -> optuna.Study:
+    """The existing study of ``directory`` (to report on it): a ``SweepError`` when its storage or the study
+    in it is missing, never a new one made."""
+    url = storage_url(directory, settings)
+    shown = hide_password(url)
+    if "://" not in url or url.startswith("sqlite:///"):
+        file = Path(url.removeprefix("sqlite:///"))
+        if not file.is_file() or file.stat().st_size == 0:
+            raise SweepError(f"sweep {directory} has no storage {shown} (it has not started, or its storage "
+                             "was moved away); nothing to report")
+    storage = open_storage(url)
+    try:
+        return optuna.load_study(study_name=settings.study, storage=storage)
+    except KeyError:
+        raise SweepError(f"storage {shown} holds no study {settings.study!r} (sweep {directory} has not "
+                         "started, or its sweep.json names another study); nothing to report") from None
 
 
 def load_study(directory: Path, settings: SweepSettings) -> optuna.Study:

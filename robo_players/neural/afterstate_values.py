@@ -10,7 +10,10 @@ E(T')``, the same currency, so ``V + U`` is the expected final score of the
 ending less the estimate of the table now.
 
 ``U`` is fitted to the returns of play (``robo_players.training.afterstates``):
-only the base search, the rules and the games go in.
+the base search, the rules and the games go in. The base search is the
+solver's where it can be: ``expectimax-columns-played`` values the free, down
+and up columns by their exact one-column solutions (``guided.base_search``);
+no solution of the whole table is used.
 """
 
 from __future__ import annotations

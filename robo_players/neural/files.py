@@ -259,11 +259,36 @@ class OnnxForward:
         return self.session.run(["outputs"], {"features": np.ascontiguousarray(x[0])})[0][None]
 
 
+def import_onnxruntime() -> object:
+    """The ``onnxruntime`` module, imported with ``$TMPDIR`` pointing at a folder of its own, deleted
+    after: its import writes a session file (``.ses``) into the temporary folder and never removes it."""
+    import os
+    import shutil
+    import sys
+    import tempfile
+
+    if "onnxruntime" in sys.modules:
+        return sys.modules["onnxruntime"]
+    private = tempfile.mkdtemp(prefix="yamb-onnxruntime-")
+    before = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = private
+    try:
+        import onnxruntime
+    finally:
+        if before is None:
+            del os.environ["TMPDIR"]
+        else:
+            os.environ["TMPDIR"] = before
+        shutil.rmtree(private, ignore_errors=True)
+    return onnxruntime
+
+
 def onnx_network(path: Path) -> tuple[NetSpec, OnnxForward, np.ndarray]:
     """The spec, the onnxruntime network and the cell values of an ONNX file."""
     import onnx
-    import onnxruntime
     from onnx import numpy_helper
+
+    onnxruntime = import_onnxruntime()
 
     path = Path(path)
     check_is_file(path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import time
 from pathlib import Path
 
 import numpy as np
@@ -424,3 +425,54 @@ def test_a_checkpoint_of_the_code_before_is_refused_in_one_line(tmp_path: Path) 
     path.write_bytes(b" ".join([words[0], b"2", *words[2:]]) + b"\n" + payload)
     with pytest.raises(CheckpointError, match="checkpoint version 2, this program reads 3 and 4"):
         RunDir(tmp_path).load_checkpoint()
+
+
+def test_a_generation_s_reported_time_counts_its_update_and_its_checkpoint(tmp_path: Path, monkeypatch) -> None:
+    """The line of a generation says its whole wall time: a slow checkpoint (a slow disk) or a slow
+    update of the strategy shows in it (they did not, and a run took three times what its lines said)."""
+    pause = 0.3
+    save, update = RunDir.save_checkpoint, make_toolbox
+
+    def slow_save(self, state) -> None:
+        save(self, state)
+        time.sleep(pause)
+
+    def slow_toolbox(state, map_function):
+        toolbox = update(state, map_function)
+        strategy_update = toolbox.update
+
+        def slow_update(population):
+            time.sleep(pause)
+            return strategy_update(population)
+        toolbox.register("update", slow_update)
+        return toolbox
+
+    monkeypatch.setattr(RunDir, "save_checkpoint", slow_save)
+    monkeypatch.setattr("evolution.run.make_toolbox", slow_toolbox)
+    reported = []
+    evolve(new_state(plan(tiny(game="yatzy", algorithm="cma", generations=2))), tmp_path / "run",
+           lambda state, entry: reported.append(entry["seconds"]))
+    assert len(reported) == 2 and min(reported) >= 2 * pause  # a lower bound: never fails on a busy machine
+    logged = pd.read_csv(tmp_path / "run" / "logbook.csv")["seconds"]
+    assert (logged >= pause).all()  # the logbook's seconds count the update
+
+
+def test_settings_edited_in_config_toml_are_honoured_or_refused_on_resume(tmp_path: Path) -> None:
+    """A resumable setting edited in the run's config.toml is taken (checked as on the command line, which
+    wins over it); one out of range is refused in one line, never ignored and overwritten."""
+    with pytest.raises(Interrupted):
+        evolve(start(tiny(), tmp_path), tmp_path, stop_after(1))
+    config = tmp_path / "config.toml"
+    text = config.read_text()
+    assert "generations = 3\n" in text
+    config.write_text(text.replace("generations = 3\n", "generations = 99999999999\n"))
+    with pytest.raises(ConfigError, match="^generations must be at most 1,000,000$"):
+        resume(tmp_path, {})
+    config.write_text(text.replace("generations = 3\n", "generations = 5\n").replace("final_games = 8\n",
+                                                                                    "final_games = 9\n"))
+    state = resume(tmp_path, {"final_games": 7})
+    assert (state.config.generations, state.config.final_games) == (5, 7)
+    assert "generations = 5\n" in config.read_text() and "final_games = 7\n" in config.read_text()
+    config.write_text(config.read_text().replace("generations = 5\n", "generations = 0\n"))
+    with pytest.raises(ConfigError, match="has played 1 generations: generations in .*config.toml = 0"):
+        resume(tmp_path, {})

@@ -100,3 +100,64 @@ def test_ctrl_c_or_sigterm_prints_one_line_and_leaves_no_worker_behind(tmp_path:
     assert report["returncode"] == code and report["survivors"] == [] and len(report["seen"]) >= 2
     resume = f"yamb evolve --resume {tmp_path / 'run'}"
     assert error_lines(report["stderr"]) == [f"yamb evolve: {said}; continue with: {resume}"]
+
+
+class _Teardown:
+    """Writes to ``path`` when the interpreter's teardown deletes it (a module global); the file is made
+    (empty) now, and the teardown writes through what it holds (the builtins may be gone by then)."""
+
+    def __init__(self, path: str) -> None:
+        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+        self.write = os.write
+
+    def __del__(self) -> None:
+        self.write(self.fd, b"torn down")
+
+
+def _mark_exit(directory: str) -> int:
+    """In a pool worker: mark its exit functions and its interpreter teardown in ``directory``."""
+    import atexit
+
+    pid = os.getpid()
+    if "_kept" not in globals():  # once a worker
+        atexit.register(lambda: Path(directory, f"atexit-{pid}").write_text("ran"))
+        globals()["_kept"] = _Teardown(os.path.join(directory, f"teardown-{pid}"))
+    return pid
+
+
+def test_a_pool_worker_ends_without_the_interpreter_s_teardown(tmp_path: Path) -> None:
+    """The pool's workers run their exit functions, then end without tearing down torch's and numba's
+    modules (seconds per worker, which the end of every ``yamb evolve`` waited for)."""
+    from evolution import EvolveConfig
+    from evolution.backends import backend_map
+
+    with backend_map(EvolveConfig(game="yatzy", workers=2)) as map_function:
+        pids = set(map_function(_mark_exit, [str(tmp_path)] * 4))
+    assert pids and {p.name for p in tmp_path.glob("atexit-*")} == {f"atexit-{pid}" for pid in pids}
+    assert [p.read_text() for p in tmp_path.glob("teardown-*")] == [""] * len(pids)
+
+
+START_UP_SIGTERM = """
+import os, signal, sys
+
+class SignalAtImport:
+    # SIGTERM to this process while it imports the evolution package (yamb evolve's start-up)
+    def find_spec(self, name, path=None, target=None):
+        if name == "evolution":
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGTERM)
+        return None
+
+sys.meta_path.insert(0, SignalAtImport())
+from yamb_app.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_sigterm_during_start_up_prints_one_line(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-c", START_UP_SIGTERM, "evolve", "--preset", "yatzy", "--out",
+                           str(tmp_path / "run")], capture_output=True, text=True, timeout=600, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 143, (done.returncode, done.stderr)
+    assert error_lines(done.stderr) == ["yamb evolve: stopped (SIGTERM)"]
+    assert not (tmp_path / "run").exists()

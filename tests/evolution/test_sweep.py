@@ -295,3 +295,35 @@ def test_a_damaged_sweep_is_reported_in_one_line(tmp_path: Path, capsys: pytest.
     assert main(["sweep", "report", str(directory)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("yamb sweep: error: ") and needle in err and len(err.splitlines()) == 1, err
+
+
+@pytest.mark.parametrize(("edit", "needle"), [
+    (lambda d: (d / "sweep.db").unlink(), "has no storage sqlite:///"),
+    (lambda d: (d / "sweep.db").write_bytes(b""), "has no storage sqlite:///"),
+    (lambda d: (d / "sweep.json").write_text((d / "sweep.json").read_text().replace('"study": "tiny"',
+                                                                                    '"study": "other"')),
+     "holds no study 'other'"),
+    (lambda d: (d / "sweep.json").write_text((d / "sweep.json").read_text().replace('"seed": 0', '"seed": -1')),
+     "seed must be a whole number from 0 to 2**64-1, not -1"),
+    (lambda d: (d / "sweep.json").write_text((d / "sweep.json").read_text().replace('"recipe": "tiny"',
+                                                                                    '"recipe": "../x"')),
+     "recipe must be a name"),
+])
+def test_a_report_opens_the_sweep_s_study_and_never_makes_one(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                               edit, needle: str) -> None:
+    directory = tmp_path / "s"
+    a_sweep_of_five_trials(directory)
+    edit(directory)
+    before = sorted(p.name for p in directory.iterdir())
+    assert main(["sweep", "report", str(directory)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("yamb sweep: error: ") and needle in err and len(err.splitlines()) == 1, err
+    assert sorted(p.name for p in directory.iterdir()) == before  # no sweep.db made, no plots
+
+
+def test_the_start_line_hides_the_storage_s_password(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    url = "postgresql+psycopg://yamb:s3cret@127.0.0.1:1/none"
+    assert main(["sweep", str(tmp_path / "s"), "--trials", "1", "--storage", url]) == 2
+    captured = capsys.readouterr()
+    assert "s3cret" not in captured.out + captured.err
+    assert "postgresql+psycopg://yamb:***@127.0.0.1:1/none" in captured.out

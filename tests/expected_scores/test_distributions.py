@@ -80,7 +80,7 @@ def test_every_mean_is_the_solver_value(case):
 
 
 @pytest.mark.slow
-@pytest.mark.full_build
+@pytest.mark.benchmark
 @pytest.mark.parametrize("preset", ["yatzy", "yahtzee"])
 def test_full_tables_and_simulated_play(preset, private_cache, monkeypatch):
     """The whole game: every mean, and 100,000 games of ``optimal`` against the start distribution."""

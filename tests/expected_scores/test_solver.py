@@ -226,3 +226,27 @@ def test_cli_says_a_cached_solution_was_loaded_not_solved(capsys):
     assert json.loads(capsys.readouterr().out)["loaded"] is True
     assert main(["solve", "--preset", "yatzy", "--columns", "down", "--cached"]) == 0
     assert "once, loaded from the cache now" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("damage", ["cut short", "flipped byte", "member missing"])
+def test_a_damaged_cached_solution_is_solved_again_with_one_line(private_cache, capsys, damage):
+    """A cached solution cut short (a full disk, a killed copy), with a flipped bit, or without a member
+    is said in one line naming the file and solved again (it is a cache), never a traceback."""
+    first = solve("yatzy", ["down"])
+    path = next(private_cache.glob("yatzy-5dice-down-*.npz"))
+    data = path.read_bytes()
+    if damage == "cut short":
+        path.write_bytes(data[: len(data) // 2])
+    elif damage == "flipped byte":
+        path.write_bytes(data[:100] + bytes([data[100] ^ 0xFF]) + data[101:])
+    else:
+        with np.load(path) as f:
+            kept = {name: f[name] for name in f.files if name != "values"}
+        np.savez_compressed(path.with_suffix(""), **kept)  # numpy adds the .npz back
+    capsys.readouterr()
+    again = solve("yatzy", ["down"])
+    err = capsys.readouterr().err
+    assert f"the cached solution {path} is damaged" in err and "solving it again" in err and "Traceback" not in err
+    assert np.array_equal(again.values, first.values)
+    assert np.array_equal(solve("yatzy", ["down"]).values, first.values)  # the cache written whole again
+    assert capsys.readouterr().err == ""

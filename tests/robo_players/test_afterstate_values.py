@@ -114,6 +114,7 @@ def test_fit_afterstates_refuses_bad_input_in_one_line(tmp_path, capsys, argv: l
 
 
 @pytest.mark.slow
+@pytest.mark.benchmark
 def test_the_shipped_yamb_values_beat_best_on_the_same_dice() -> None:
     """yamb's ``best-values`` (after-state values) was shipped for beating ``best``: on 4,000 games
     of dice no fit or measurement used, paired and less the luck of the dice, by more than three

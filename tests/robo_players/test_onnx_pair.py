@@ -127,3 +127,16 @@ def test_the_same_player_written_twice_gives_the_same_bytes(tmp_path: Path, monk
     for fmt in FORMATS:
         assert first[fmt].read_bytes() == second[fmt].read_bytes(), fmt
     assert sidecar_path(first["onnx"]).read_bytes() == sidecar_path(second["onnx"]).read_bytes()
+
+
+def test_reading_an_onnx_file_leaves_nothing_in_tmpdir(tmp_path: Path) -> None:
+    """onnxruntime's import writes a session file (``.ses``) into the temporary folder: it gets a folder
+    of its own, removed after. In a fresh process, with $TMPDIR an empty folder of the test's."""
+    save_weights(player(1), tmp_path / "p.onnx")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    done = subprocess.run([sys.executable, "-c", "import sys; from robo_players.neural.files import onnx_network; "
+                           "onnx_network(sys.argv[1])", str(tmp_path / "p.onnx")], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp)}, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert list(tmp.iterdir()) == []

@@ -22,6 +22,7 @@ GAMES = {"jamb6": 10000, "yamb": 3000, "yatzy": 20000}  # gains of about 0.6 (ja
 
 
 @pytest.mark.slow
+@pytest.mark.benchmark
 @pytest.mark.parametrize("preset", sorted(GAMES))
 def test_the_shipped_bot_beats_the_one_it_replaced(preset: str) -> None:
     lay = layout(rules(preset))

@@ -329,14 +329,15 @@ def test_the_recipe_cannot_lead_the_run_out_of_runs(tmp_path: Path, capsys: pyte
 
 def test_a_validation_share_that_leaves_no_game_to_train_on_is_one_line(tmp_path: Path,
                                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    """A share over a half is refused before any game is played; two recorded games, both drawn for
-    validation at a share of 0.5 (seed 3): imitate used to divide by zero training steps."""
+    """A share over a half is refused before any game is played; so is a share that draws both of two
+    games for validation (0.5, seed 3: imitate used to divide by zero training steps, then to refuse it
+    only after recording the games)."""
     tiny = ["imitate", "--teacher", "random", "--preset", "yatzy", "--games", "2", "--epochs", "1", "--hidden", "2",
             "--cell-games", "2", "--check-games", "2", "--out", str(tmp_path / "x.pt")]
     for share in ("0.99", "0.51", "1"):
         line = refused_in_one_line(capsys, [*tiny, "--validation", share])
         assert f"argument --validation: '{share}' is not a number from 0 to 0.5" in line, line
-    line = refused_in_one_line(capsys, [*tiny, "--validation", "0.5", "--seed", "3"], progress=True)
+    line = refused_in_one_line(capsys, [*tiny, "--validation", "0.5", "--seed", "3"])  # nothing played
     assert "held out all 2 recorded games" in line and "--validation" in line
     assert not (tmp_path / "x.pt").exists()
 

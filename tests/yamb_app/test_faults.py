@@ -343,3 +343,20 @@ def test_a_real_full_disk(small_disk: Path, capsys: pytest.CaptureFixture[str], 
         assert not out.exists()
     assert main(["sweep", str(sweep), "--trials", "1"]) == 2
     assert f"the storage {sweep / 'sweep.db'} failed: database or disk is full" in one_line_error(capsys)
+
+
+@pytest.mark.slow
+def test_a_real_full_disk_leaves_no_empty_plot_or_tables_folder(small_disk: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A plot and the CSV tables on a full disk: one line naming the file, no 0-byte plot, no empty folder."""
+    fill(small_disk)
+    plot = small_disk / "scores.png"
+    assert main(["compare", "greedy", "random", "--preset", "yatzy", "--games", "20", "--plot", str(plot)]) == 2
+    assert f"cannot write {plot}: No space left on device" in one_line_error(capsys)
+    assert not plot.exists()
+    tables = small_disk / "tables"
+    assert main(["expected-scores", "--preset", "yatzy", "--out", str(tables)]) == 2
+    line = one_line_error(capsys)
+    assert f"cannot write {tables}/" in line and "No space left on device" in line, line
+    assert not tables.exists()
+    assert sorted(p.name for p in small_disk.iterdir()) == ["filler"]

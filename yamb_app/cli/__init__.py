@@ -14,12 +14,17 @@ import argparse
 import importlib
 import re
 import sys
+from contextlib import nullcontext
 
 from yamb.errors import YambError
 from yamb_app.cli.compiling import watch
 from yamb_app.cli.options import Parser
+from yamb_app.cli.stopping import stop_on_sigterm, stopped
 
 QUICK = ("score",)  # commands that compile nothing (and start without numba)
+# commands that take SIGTERM as a stop (one line, exit code 143) from their start, imports included; their
+# own blocks say what they kept
+STOPPABLE = ("evolve", "imitate", "fit", "fit-values", "fit-afterstates")
 COMMANDS = ("score", "simulate", "bench", "play", "expected-scores", "solve", "compare", "match", "evolve", "imitate", "fit", "fit-values", "fit-afterstates", "export", "sweep", "serve", "review")
 
 
@@ -48,17 +53,23 @@ def _version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
     try:
-        args, unknown = parser.parse_known_args(argv)
-        if unknown:  # named by the subcommand, whose --help lists its options
-            args.parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+        with stop_on_sigterm():
+            parser = build_parser()
+            args, unknown = parser.parse_known_args(argv)
+            if unknown:  # named by the subcommand, whose --help lists its options
+                args.parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as done:  # --help, or a bad argument (its one-line error is printed)
         return int(done.code or 0)
+    except KeyboardInterrupt as stop:
+        how, code = stopped(stop)
+        print(f"yamb: {how} while starting", file=sys.stderr)
+        return code
     if args.command not in QUICK:
         watch(args.command)
     try:
-        return int(args.run(args) or 0)
+        with stop_on_sigterm() if args.command in STOPPABLE else nullcontext():
+            return int(args.run(args) or 0)
     except ModuleNotFoundError as error:
         extra = extra_of(error.name or "")
         if extra is None:
@@ -72,9 +83,10 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(args.command, f"{error.strerror or error}{where}")
     except MemoryError:
         return _fail(args.command, "out of memory; ask for fewer games, smaller batches or smaller networks")
-    except KeyboardInterrupt:
-        print(f"yamb {args.command}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stop:  # a stop the command did not take itself (while it starts, say)
+        how, code = stopped(stop)
+        print(f"yamb {args.command}: {how}", file=sys.stderr)
+        return code
 
 
 def extra_of(module: str) -> str | None:

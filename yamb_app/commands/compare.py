@@ -91,8 +91,15 @@ def _plot(scores: dict, path: str, title: str) -> None:
     ax.set_title(title)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    from pathlib import Path
+
+    from yamb.atomic import write_atomically
+
+    kind = Path(path).suffix[1:].lower()  # the temporary file's name does not end with it
+    try:  # whole or not at all: a full disk leaves no 0-byte plot, and its error names the file
+        write_atomically(Path(path), lambda tmp: fig.savefig(tmp, dpi=120, format=kind))
+    finally:
+        plt.close(fig)
 
 
 def run(args: argparse.Namespace) -> int:

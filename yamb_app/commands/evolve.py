@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from yamb_app.cli import options
-from yamb_app.cli.compiling import said
+from yamb_app.cli.compiling import follow, said
 from yamb_app.cli.lines import show
 from yamb_app.cli.options import arg
 from yamb_app.cli.stopping import stop_on_sigterm, stopped
@@ -149,7 +149,14 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     import evolution
 
@@ -167,7 +174,8 @@ def run(args: argparse.Namespace) -> int:
         plan = evolution.plan(evolution.with_settings(config, changes))  # all that can refuse it, before writing
         run_dir = Path(args.out) if args.out else evolution.default_run_dir(plan.config)
     where = evolution.RunDir(run_dir)
-    columns = (TextColumn("[bold]generation"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TimeRemainingColumn())
     new_directory = not args.resume and not run_dir.exists()
     try:
         with stop_on_sigterm(), where.lock(create=not args.resume):
@@ -186,14 +194,17 @@ def run(args: argparse.Namespace) -> int:
                 show(console, _heading(state, run_dir))
             c = state.config
             print(f"yamb evolve: starting {c.workers} worker process{'es' if c.workers > 1 else ''} "
-                  f"({c.backend}); each compiles or loads the game kernels first (up to a minute or two the "
-                  f"first time after an install or an update, seconds once cached)", file=sys.stderr, flush=True)
+                  f"({c.backend}); this process compiles the game's kernels first, once after an install or an "
+                  f"update (a few minutes; the workers then load them, as later runs do, in seconds)",
+                  file=sys.stderr, flush=True)
             said()
             times["evolve"] = times["last"] = time.perf_counter()
             with Progress(*columns, console=console, disable=not console.is_terminal) as progress:  # a log: lines
-                task = progress.add_task("evolve", total=c.generations, completed=state.generation)
+                task = progress.add_task("generation", total=c.generations, completed=state.generation)
+                follow(lambda kernels, seconds: progress.update(task, description=f"compiling: {kernels} kernels"))
 
                 def report(state, entry: dict) -> None:
+                    progress.update(task, description="generation")
                     times["compiling"] += entry["compile_seconds"]
                     times["last"] = time.perf_counter()
                     show(progress.console, _line(state, entry))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from yamb_app.cli import options
@@ -47,9 +49,23 @@ def run(args: argparse.Namespace) -> int:
         console.print(table)
         console.print(f"  one-roll column total without bonus = {totals[0]['total'] - totals[0]['bonus']}")
     if args.out is not None:
-        for path in write(tables, args.out):
-            console.print(f"wrote {path}")
+        with no_empty_folder(args.out):
+            for path in write(tables, args.out):
+                console.print(f"wrote {path}")
     return 0
+
+
+@contextmanager
+def no_empty_folder(folder: Path) -> Iterator[None]:
+    """A folder the block makes and writes into is removed again if the block fails before writing any
+    file into it (a full disk: no empty tables folder is left behind)."""
+    made = not folder.exists()
+    try:
+        yield
+    except BaseException:
+        if made and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+        raise
 
 
 def _write_original(presets: list[str] | None, out: Path | None) -> int:
@@ -59,6 +75,7 @@ def _write_original(presets: list[str] | None, out: Path | None) -> int:
 
     if out is None:
         raise YambError("--layout original writes files: give --out DIR")
-    for path in write_original(preset_dice(presets), out):
-        print(f"wrote {path}")
+    with no_empty_folder(out):
+        for path in write_original(preset_dice(presets), out):
+            print(f"wrote {path}")
     return 0

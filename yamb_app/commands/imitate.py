@@ -38,12 +38,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import time
+    from types import SimpleNamespace
 
     import numpy as np
     from rich.console import Console
 
     from robo_players.neural.networks import NetSpec
-    from robo_players.training.imitation import TrainSettings, imitate
+    from robo_players.training.imitation import TrainSettings, imitate, training_split
     from robo_players.training.kept_rounds import drop_rounds, keep_round, kept_rounds, options_of, partial_path
     from yamb_app.cli.lines import show
     from yamb_app.cli.rounds import rounds_progress
@@ -53,6 +54,9 @@ def run(args: argparse.Namespace) -> int:
     spec = NetSpec.for_layout("direct", layout, args.hidden)
     settings = TrainSettings(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
                              validation=args.validation, seed=args.seed)
+    # the split of round 0's games (numbered 0 .. games-1), drawn now: a share that leaves none to train on
+    # is refused before any game is played
+    training_split(SimpleNamespace(game=np.arange(args.games)), settings.validation, settings.seed)
     fit_options = options_of(vars(args))  # what decides the rounds: a later run must give the same
     kept = kept_rounds(args.out, fit_options)
     weights = [] if kept is None else [kept.arrays[f"round{r}"] for r in range(kept.rounds)]

@@ -14,6 +14,7 @@ from yamb_app.cli.options import arg
 
 HELP = "serve the web page to play the bots and watch evolution runs"
 KEEP_ALIVE_SECONDS = 60
+READ_SECONDS = 30
 BACKLOG = 2048  # uvicorn's default
 
 
@@ -30,7 +31,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "$XDG_DATA_HOME/yamb or ~/.local/share/yamb)")
     parser.add_argument("--runs", default=None, metavar="DIR",
                         help="directory of evolution runs to show and play (e.g. runs); none by default")
-    parser.add_argument("--max-open-games", type=arg(options.integer(1, 1_000_000)), default=1000, help="unfinished games kept at most (default 1000)")
+    parser.add_argument("--max-open-games", type=arg(options.integer(1, 1_000_000)), default=1000,
+                        help="unfinished games kept at most (default 1000)")
+    parser.add_argument("--max-open-per-client", type=arg(options.integer(1, 1_000_000)), default=50,
+                        help="unfinished games one client (an IPv4 address, an IPv6 /64) may hold (default 50; "
+                             "a game without a move is dropped an hour after it was made)")
+    parser.add_argument("--read-timeout", type=arg(options.integer(1, 3600)), default=READ_SECONDS, metavar="SECONDS",
+                        help=f"a request must arrive whole within SECONDS of its first byte, or its connection is "
+                             f"closed (default {READ_SECONDS})")
 
 
 def bind(host: str, port: int):
@@ -90,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
 
         from yamb_app.web import Settings, create_app, default_db
         from yamb_app.web.guards import LOOPBACK_NAMES
+        from yamb_app.web.slow_clients import with_read_deadline
         from yamb_app.web.store import NotAGamesDatabase
     except ImportError as error:
         raise YambError(f"yamb serve needs the web extra ({error.name} is missing): "
@@ -106,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
         hosts.update(name.lower() for name in args.allow_host)
         try:
             app = create_app(Settings(db=db, runs=None if args.runs is None else Path(args.runs),
-                                      max_open_games=args.max_open_games, hosts=frozenset(hosts), port=port,
+                                      max_open_games=args.max_open_games,
+                                      max_open_per_client=args.max_open_per_client, hosts=frozenset(hosts), port=port,
                                       ip_literals=not bound.is_loopback))
         except NotAGamesDatabase as error:
             raise YambError(f"--db {error}") from None
@@ -122,8 +132,9 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr, flush=True)
         print(f"yamb serve: http://{url_host(args.host)}:{port}/ (games in {db})", flush=True)
         # keep-alive longer than uvicorn's 5 s: a busy client that sends its next request late must not
-        # find the connection closed under it
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_keep_alive=KEEP_ALIVE_SECONDS))
+        # find the connection closed under it; a request that does not arrive whole in time is cut off
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_keep_alive=KEEP_ALIVE_SECONDS,
+                                               http=with_read_deadline(args.read_timeout)))
         server.run(sockets=[sock])
     finally:
         sock.close()

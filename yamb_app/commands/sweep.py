@@ -68,7 +68,7 @@ def sweep(args: argparse.Namespace, directory: str | None) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from evolution.config import parse_assignments
-    from evolution.sweeps.study import SweepError, settle_settings, storage_failures
+    from evolution.sweeps.study import SweepError, hide_password, settle_settings, storage_failures
     from evolution.sweeps.sweep import run_sweep
 
     _old_preset(args)
@@ -84,7 +84,7 @@ def sweep(args: argparse.Namespace, directory: str | None) -> int:
     console = Console()
     fixed_text = "".join(f", {key}={value}" for key, value in settings.space.settings.items())
     show(console, f"sweep {path}: recipe {settings.recipe}{fixed_text}, pruner {settings.pruner}, "
-                  f"seed {settings.seed}, study {settings.study!r} in {settings.storage or path / 'sweep.db'}")
+                  f"seed {settings.seed}, study {settings.study!r} in {hide_password(settings.storage or str(path / 'sweep.db'))}")
     columns = (TextColumn("[bold]trials"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.description}"))
     try:
@@ -149,7 +149,7 @@ def report(args: argparse.Namespace, directory: str) -> int:
     from rich.console import Console
 
     from evolution.sweeps.report import PLOTS_DIR, best_trials, write_plots
-    from evolution.sweeps.study import SweepError, load_study, read_settings, storage_failures
+    from evolution.sweeps.study import SweepError, open_study, read_settings, storage_failures
     from evolution.sweeps.sweep import RUN_DIR
 
     path = Path(directory)
@@ -158,7 +158,7 @@ def report(args: argparse.Namespace, directory: str) -> int:
         raise SweepError(f"{path} is not a sweep directory (no sweep.json)")
     console = Console()
     with storage_failures(settings.storage or str(path / "sweep.db")):  # a damaged database: one line
-        study = load_study(path, settings)
+        study = open_study(path, settings)
         print_best(console, study, args.top)
         best = best_trials(study, 1)
         if best:

@@ -6,10 +6,11 @@
 input of any kind gets a 4xx JSON answer ``{"detail": "..."}``: 400 with the
 engine's message for an illegal move or an impossible table (or a body that is
 not strict JSON), 404 for an unknown game or run, 409 for a move that is not
-the caller's to make or was meant for another state of the game, 413 for a
+the caller's to make or was meant for another state of the game, 403 for a
+change sent by a page of another site, 413 for a
 body over ``max_body_bytes``, 415 for a body not sent as JSON, 421 for a Host the server does not answer for,
 422 for JSON that does not fit the models, 429 when ``max_open_games`` are
-open. A store that cannot be used answers 507 (full), 503 or 500 (damaged)
+open or the client has ``max_open_per_client`` open. A store that cannot be used answers 507 (full), 503 or 500 (damaged)
 with the reason, printed once on the server's standard error too.
 """
 
@@ -32,7 +33,7 @@ from fastapi.staticfiles import StaticFiles
 from yamb.errors import YambError
 from yamb_app.seats import Bots
 from yamb_app.web.games import ConflictError, Games, NotFoundError, TooManyGamesError, run_out
-from yamb_app.web.guards import BodyCheck, HostCheck, SecurityHeaders
+from yamb_app.web.guards import BodyCheck, HostCheck, OriginCheck, SecurityHeaders, client_key
 from yamb_app.web.models import (
     MAX_PLAYERS,
     BotsOut,
@@ -53,7 +54,7 @@ from yamb_app.web.store import GameStore, StoreError
 
 STATIC = Path(str(files("yamb_app.web") / "static"))
 ERRORS = {NotFoundError: 404, ConflictError: 409, TooManyGamesError: 429, YambError: 400}
-ERROR_RESPONSES = {code: {"model": ErrorOut} for code in (400, 404, 409, 413, 421, 429, 500, 503, 507)}
+ERROR_RESPONSES = {code: {"model": ErrorOut} for code in (400, 403, 404, 409, 413, 421, 429, 500, 503, 507)}
 # Swagger UI at /api/docs: its script and style from the fastapi-offline package (nothing from the network),
 # started by a script file of ours (the content-security policy allows no inline script)
 SWAGGER_ASSETS = Path(str(files("fastapi_offline") / "static"))
@@ -88,8 +89,10 @@ class Settings:
     db: Path
     runs: Path | None = None
     max_open_games: int = 1000
+    max_open_per_client: int = 50  # unfinished games one client (an IPv4 address, an IPv6 /64) may hold
     max_body_bytes: int = 16 * 1024
     idle_seconds: float = 7 * 24 * 3600  # an unfinished game nobody moved in for a week is dropped
+    unplayed_seconds: float = 3600  # a game nobody made a move in, an hour after it was made
     # the Host names answered (``HostCheck``): ``name:port`` or ``name`` (any port); None answers any Host
     # (an app the caller serves itself, as the tests' client does; ``yamb serve`` always names them)
     hosts: frozenset[str] | None = None
@@ -114,12 +117,17 @@ def create_app(settings: Settings) -> FastAPI:
 
     The games' work (engine, bots, store) runs on one worker thread, in the
     order the requests came (a queue: fair under load, and the event loop
-    stays free to read requests and keep connections)."""
+    stays free to read requests and keep connections). What a new game's
+    table needs first (its bots built, its exact solution solved: up to a
+    minute the first time) is made before, on a thread of its own, so the
+    other games play on meanwhile."""
     store = GameStore(settings.db)
     runs = RunList(settings.runs)
     bots = Bots(runs.best_file)
-    games = Games(store, bots, settings.max_open_games, settings.idle_seconds)
+    games = Games(store, bots, settings.max_open_games, settings.idle_seconds,
+                  max_per_client=settings.max_open_per_client, unplayed_seconds=settings.unplayed_seconds)
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="yamb-games")
+    builder = ThreadPoolExecutor(max_workers=2, thread_name_prefix="yamb-tables")
 
     async def queued(work, *args):
         """``work(*args)`` on the games' worker thread, after the requests before it."""
@@ -128,6 +136,7 @@ def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         yield
+        builder.shutdown(cancel_futures=True)
         worker.shutdown()
         store.close()
 
@@ -135,6 +144,7 @@ def create_app(settings: Settings) -> FastAPI:
                   responses=ERROR_RESPONSES, docs_url=None, redoc_url=None, lifespan=lifespan)
     app.state.games = games
     app.add_middleware(BodyCheck, limit=settings.max_body_bytes)
+    app.add_middleware(OriginCheck)
     if settings.hosts is not None:
         app.add_middleware(HostCheck, names=settings.hosts, port=settings.port, ip_literals=settings.ip_literals)
     app.add_middleware(SecurityHeaders)
@@ -186,9 +196,10 @@ def create_app(settings: Settings) -> FastAPI:
         return await queued(games.table_bots, preset, dice, joker, kinds, players)
 
     @app.post("/api/games", response_model=GameOut, status_code=201)
-    async def new_game(new: NewGame) -> GameOut:
+    async def new_game(new: NewGame, request: Request) -> GameOut:
         """Start a game; its id in the answer is the only way back to it."""
-        return await queued(games.create, new)
+        await asyncio.get_running_loop().run_in_executor(builder, games.prepare, new)
+        return await queued(games.create, new, client_key(request.client.host if request.client else ""))
 
     def game_route(method: str, path: str, name: str, work: Callable[[str], object], answer: object,
                    doc: str) -> None:

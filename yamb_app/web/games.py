@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from expected_scores.solve import solve
 from robo_players.coach.review import Decision, prejudge, review_game
-from robo_players.coach.values import EXACT, Coach
+from robo_players.coach.values import EXACT, Coach, exact_table
 from robo_players.registry import PLAYERS
 from robo_players.search.explain import open_cell_values
 from yamb.columns import COLUMN_KINDS
@@ -70,7 +71,7 @@ class ConflictError(YambError):
 
 
 class TooManyGamesError(YambError):
-    """The open-games limit is reached."""
+    """The open-games limit (the server's, or the client's share) is reached."""
 
 
 @dataclass
@@ -116,14 +117,19 @@ def move_text(move: Move, game: Game) -> str:
 class Games:
     """Every game of one store; each method is one request's work, one at a time (a lock)."""
 
-    def __init__(self, store: GameStore, bots: Bots, max_open: int, idle_seconds: float) -> None:
+    def __init__(self, store: GameStore, bots: Bots, max_open: int, idle_seconds: float,
+                 max_per_client: int | None = None, unplayed_seconds: float | None = None) -> None:
         self.store = store
         self.bots = bots
         self.max_open = max_open
         self.idle_seconds = idle_seconds
+        self.max_per_client = max_open if max_per_client is None else max_per_client
+        self.unplayed_seconds = unplayed_seconds
         self._live: OrderedDict[str, Live] = OrderedDict()
         self._reviews: OrderedDict[tuple, ReviewOut] = OrderedDict()
         self._lock = threading.Lock()
+        self._solving = threading.Lock()
+        self._solved: set[tuple] = set()  # the exact tables solved (or found in the cache) by ``prepare``
 
     # ----------------------------------------------------------------- reading
     def options(self, runs: list[RunInfo]) -> Options:
@@ -201,7 +207,23 @@ class Games:
         )
 
     # ----------------------------------------------------------------- making a game
-    def create(self, new: NewGame) -> GameOut:
+    def prepare(self, new: NewGame) -> None:
+        """What ``new``'s table needs before its first move, made without the games' lock (another thread
+        may play other games meanwhile): its seats' bots built, its exact solution solved (the first game
+        of a table can take a minute). A bot that cannot play the table is refused here."""
+        lay = layout(rules(new.preset, dice=new.dice, joker=new.joker), new.columns, len(new.seats))
+        for seat in new.seats:
+            if seat.bot is not None:
+                self.bots.player(seat.bot, lay)
+        key = (lay.rules.name, lay.columns, lay.rules.joker, lay.rules.n_dice)
+        if exact_table(lay) and key not in self._solved:  # the coach's values: solved once, then in the cache
+            with self._solving:
+                solve(lay.rules.name, lay.columns, joker=lay.rules.joker, dice=lay.rules.n_dice)
+                self._solved.add(key)
+
+    def create(self, new: NewGame, client: str | None = None) -> GameOut:
+        """A new game made by ``client`` (``client_key``): refused (429) when the server holds
+        ``max_open`` unfinished games or the client ``max_per_client``."""
         with self._lock:
             the_rules = rules(new.preset, dice=new.dice, joker=new.joker)
             lay = layout(the_rules, new.columns, len(new.seats))
@@ -209,17 +231,25 @@ class Games:
             for seat in seats:  # built now, so a bot that cannot play this table is refused now
                 if seat["bot"] is not None:
                     self.bots.player(seat["bot"], lay)
-            self.store.drop_idle(self.idle_seconds)
+            self.store.drop_idle(self.idle_seconds, self.unplayed_seconds)
             if self.store.count_open() >= self.max_open:
                 raise TooManyGamesError(
                     f"{self.max_open} games are open, the server's limit; finish one or try later")
+            if client is not None and self.store.count_open(client) >= self.max_per_client:
+                raise TooManyGamesError(
+                    f"you have {self.max_per_client} unfinished games open, the limit of one client; finish one, "
+                    f"or wait: a game without a move is dropped {self._unplayed_text()} after it was made")
             seed = secrets.randbelow(2**63) if new.seed is None else new.seed
             game = Game(the_rules, lay.columns, lay.players, seed=seed)
             game_id = secrets.token_urlsafe(16)
-            self.store.create(game_id, game.to_dict(), seats, game.is_over())
+            self.store.create(game_id, game.to_dict(), seats, game.is_over(), client)
             live = Live(game, seats, 0)
             self._keep(game_id, live)
             return self._view(game_id, live)
+
+    def _unplayed_text(self) -> str:
+        seconds = self.idle_seconds if self.unplayed_seconds is None else self.unplayed_seconds
+        return f"{seconds / 3600:g} hours" if seconds >= 7200 else f"{seconds / 60:g} minutes"
 
     # ----------------------------------------------------------------- moves
     def _play(self, game_id: str, live: Live, move: MoveIn, coached: bool = False) -> None:

@@ -2,7 +2,12 @@
 
 - ``HostCheck``: a request whose ``Host`` is not one the server answers for
   gets 421 (a page whose domain was rebound to this machine's address names
-  its own domain there), a request without one 400.
+  its own domain there), a request without one, or with one that is not a
+  name or address and an optional port (``127.0.0.1:8000:evil``), 400.
+- ``OriginCheck``: a request that changes something (``POST``, ...) sent by
+  a page of another site (its ``Origin``, else its ``Referer``, names
+  another host than the request's ``Host``) gets 403 with the reason; one
+  naming no origin (a script, ``curl``) is answered.
 - ``BodyCheck``: a body over ``limit`` bytes gets 413 before it is read
   whole; a body not declared JSON (``Content-Type: application/json``: a
   form's ``text/plain``, none at all) gets 415; a body that is not strict JSON (``NaN``, ``Infinity``, a number that
@@ -18,12 +23,16 @@ from __future__ import annotations
 import ipaddress
 import json
 import math
+import re
+from urllib.parse import urlsplit
 
 from fastapi.responses import JSONResponse
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 MAX_DEPTH = 32  # arrays and objects in a body nest this deep at most
 MAX_DIGITS = 40  # digits of a number in a body at most
+HOST_NAME = re.compile(r"[a-z0-9_.-]+|\[[0-9a-f:.]+(%[a-z0-9_.-]+)?\]|\*")  # a name, an IPv4 or [IPv6] address
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
                            "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
@@ -46,11 +55,16 @@ async def refuse(send, status: int, detail: str) -> None:
 
 
 def split_host(host: str) -> tuple[str, int | None]:
-    """``"name:port"`` (``"[v6]:port"``) as (name, port); the port None when absent."""
+    """``"name:port"`` (``"[v6]:port"``) as (name, port); the port None when absent, -1 when it is not a
+    port or the name is not a host name or address (``127.0.0.1:8000:evil``, ``a b``)."""
     name, colon, port = host.rpartition(":")
     if not colon or name.endswith(":") or "]" in port or (host.startswith("[") and not name.endswith("]")):
-        return host, None
-    return name, int(port) if port.isascii() and port.isdigit() and len(port) <= 5 else -1
+        name, port = host, None
+    elif port.isascii() and port.isdigit() and len(port) <= 5:
+        port = int(port)
+    else:
+        return name, -1
+    return name, port if HOST_NAME.fullmatch(name.lower()) else -1
 
 
 def is_ip_literal(name: str) -> bool:
@@ -79,6 +93,8 @@ class HostCheck:
     def allows(self, host: str) -> bool:
         host = host.lower()
         name, port = split_host(host)
+        if port == -1:
+            return False
         port = 80 if port is None else port
         return ("*" in self.names or f"{name}:{port}" in self.names or name in self.names
                 or (self.ip_literals and port == self.port and is_ip_literal(name)))
@@ -90,12 +106,68 @@ class HostCheck:
         host = dict(scope["headers"]).get(b"host")
         if host is None:
             await refuse(send, 400, "the request names no Host")
+        elif split_host(host.decode("latin-1"))[1] == -1:
+            await refuse(send, 400, f"the Host {host.decode('latin-1')[:80]!r} is not a host name or address "
+                                    "with an optional port")
         elif not self.allows(host.decode("latin-1")):
             names = sorted(n for n in self.names if n != "*")
             await refuse(send, 421, f"this server answers for {', '.join(names)}, not for "
                                     f"{host.decode('latin-1')!r} (yamb serve --allow-host NAME allows another name)")
         else:
             await self.app(scope, receive, send)
+
+
+def same_host(url: str, host: str) -> bool:
+    """Whether ``url`` (an ``Origin`` or ``Referer``) is an http(s) address of ``host`` (the request's Host)."""
+    try:
+        parts = urlsplit(url.strip())
+        named = parts.netloc.rpartition("@")[2].lower()
+    except ValueError:
+        return False
+    if parts.scheme not in ("http", "https") or not named:
+        return False
+    default = "80" if parts.scheme == "http" else "443"
+    return named in (host, f"{host}:{default}") or host in (named, f"{named}:{default}")
+
+
+def client_key(address: str) -> str:
+    """Who a client is, for the per-client limit: its IPv4 address, or its IPv6 address's /64 network (one
+    machine gets a whole /64); any other text (a test client's name) as it is."""
+    try:
+        ip = ipaddress.ip_address(address.split("%")[0])
+    except ValueError:
+        return address
+    if ip.version == 6:
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+class OriginCheck:
+    """Refuses (403) a request other than ``GET``/``HEAD``/``OPTIONS`` whose ``Origin`` (else ``Referer``)
+    is not an address of the request's own ``Host``: a page of another site cannot play, make or move
+    games through a visitor's browser. A request naming neither (a script, ``curl``) is answered."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http" or scope["method"] in SAFE_METHODS:
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        host = headers.get(b"host", b"").decode("latin-1").lower()
+        for name in (b"origin", b"referer"):
+            if name in headers:
+                sent = headers[name].decode("latin-1")
+                if not same_host(sent, host):
+                    await refuse(send, 403, f"a {scope['method']} from another site is refused: its "
+                                            f"{name.decode().title()} {sent[:80]!r} is not this server "
+                                            f"(http://{host[:80]}/)")
+                    return
+                break
+        await self.app(scope, receive, send)
 
 
 class BodyError(ValueError):

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 APPLICATION_ID = 0x79616D62  # "yamb": PRAGMA application_id of a games database
-VERSION = 2  # PRAGMA user_version: 2 = rows carry checksums
+VERSION = 3  # PRAGMA user_version: 2 = rows carry checksums, 3 = games name the client that made them
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY,
@@ -34,9 +34,11 @@ CREATE TABLE IF NOT EXISTS games (
     over INTEGER NOT NULL DEFAULT 0,
     created REAL NOT NULL,
     updated REAL NOT NULL,
-    checksum TEXT
+    checksum TEXT,
+    client TEXT
 );
 CREATE INDEX IF NOT EXISTS games_open ON games (over, updated);
+CREATE INDEX IF NOT EXISTS games_client ON games (client, over);
 CREATE TABLE IF NOT EXISTS moves (
     game TEXT NOT NULL REFERENCES games (id) ON DELETE CASCADE,
     n INTEGER NOT NULL,
@@ -140,13 +142,16 @@ class GameStore:
             self._upgrade(tables)
 
     def _upgrade(self, tables: set[str]) -> None:
-        """Make the tables (a new file), or add checksums to the rows of a database from before them."""
+        """Make the tables (a new file), or add checksums to the rows of a database from before them and
+        the client column (unknown, NULL, for the games made before it)."""
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
             for table in tables:
                 if "checksum" not in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
                     db.execute(f"ALTER TABLE {table} ADD COLUMN checksum TEXT")
+            if "games" in tables and "client" not in {row[1] for row in db.execute("PRAGMA table_info(games)")}:
+                db.execute("ALTER TABLE games ADD COLUMN client TEXT")
             for statement in SCHEMA.split(";"):
                 db.execute(statement)
             for row in db.execute("SELECT id, snapshot, seats, moves, over FROM games").fetchall():
@@ -194,13 +199,14 @@ class GameStore:
                 raise store_error(error) from None
             return counts
 
-    def create(self, game_id: str, snapshot: dict, seats: list[dict], over: bool) -> None:
+    def create(self, game_id: str, snapshot: dict, seats: list[dict], over: bool, client: str | None = None) -> None:
+        """Store a new game, made by ``client`` (``client_key``; None: unknown)."""
         now = time.time()
         snapshot_text, seats_text = json.dumps(snapshot), json.dumps(seats)
-        self._write([(("INSERT INTO games (id, snapshot, seats, over, created, updated, checksum) "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?)"),
+        self._write([(("INSERT INTO games (id, snapshot, seats, over, created, updated, checksum, client) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
                       (game_id, snapshot_text, seats_text, int(over), now, now,
-                       checksum(game_id, snapshot_text, seats_text, 0, int(over))))])
+                       checksum(game_id, snapshot_text, seats_text, 0, int(over)), client))])
 
     def get(self, game_id: str) -> StoredGame | None:
         rows = self._read("SELECT id, snapshot, seats, moves, over, checksum FROM games WHERE id = ?", (game_id,))
@@ -254,10 +260,18 @@ class GameStore:
             entries.append(json.loads(entry))
         return entries
 
-    def count_open(self) -> int:
-        return self._read("SELECT COUNT(*) FROM games WHERE over = 0", ())[0][0]
+    def count_open(self, client: str | None = None) -> int:
+        """How many games are unfinished (of those ``client`` made, when given)."""
+        if client is None:
+            return self._read("SELECT COUNT(*) FROM games WHERE over = 0", ())[0][0]
+        return self._read("SELECT COUNT(*) FROM games WHERE client = ? AND over = 0", (client,))[0][0]
 
-    def drop_idle(self, idle_seconds: float) -> int:
-        """Delete unfinished games nobody has moved in for ``idle_seconds``; how many."""
-        return self._write([("DELETE FROM games WHERE over = 0 AND updated < ?",
-                             (time.time() - idle_seconds,))])[0]
+    def drop_idle(self, idle_seconds: float, unplayed_seconds: float | None = None) -> int:
+        """Delete unfinished games nobody has moved in for ``idle_seconds``, and games without a move
+        made over ``unplayed_seconds`` ago; how many."""
+        now = time.time()
+        statements = [("DELETE FROM games WHERE over = 0 AND updated < ?", (now - idle_seconds,))]
+        if unplayed_seconds is not None:
+            statements.append(("DELETE FROM games WHERE over = 0 AND moves = 0 AND updated < ?",
+                               (now - unplayed_seconds,)))
+        return sum(self._write(statements))
