@@ -56,6 +56,7 @@ from evolution.evaluate import (
 from evolution.individual import Individual
 from evolution.state import RunState
 from evolution.strategies.operators import cx_blend, cx_sbx, mut_gaussian
+from evolution.win_objective import match_of
 from robo_players.measure.compare import paired_difference
 from robo_players.neural.population import genome_size
 
@@ -101,7 +102,7 @@ def play_counted(
     """
     chunks = [idx for idx in np.array_split(np.arange(len(genomes)), state.config.workers) if len(idx)]
     tasks = [Task(state.spec, genomes[idx].astype(np.float32), cell_values[idx].astype(np.float32),
-                  games, seed, state.config.lookahead, state.config.luck) for idx in chunks]
+                  games, seed, state.config.lookahead, state.config.luck, match_of(state.config)) for idx in chunks]
     outcomes = list(toolbox.map(toolbox.play, tasks))
     scores = np.concatenate([o.scores for o in outcomes])
     luck = np.concatenate([o.luck for o in outcomes])
@@ -128,9 +129,9 @@ def warm_up(state: RunState, toolbox: base.Toolbox) -> float:
     genome = np.zeros((1, genome_size(state.spec.build())), dtype=np.float32)
     cell_values = np.asarray(state.cell_values, dtype=np.float32)[None]
     c = state.config
-    tasks = [Task(state.spec, genome, cell_values, 1, 0, c.lookahead, c.luck)] * c.workers
+    tasks = [Task(state.spec, genome, cell_values, 1, 0, c.lookahead, c.luck, match_of(c))] * c.workers
     toolbox.play(tasks[0])
-    reference_scores(state.spec, 1, 0, c.luck)
+    reference_scores(state.spec, 1, 0, c.luck, match_of(c))
     if c.workers > 1 or c.backend == "ray":
         list(toolbox.map(toolbox.play, tasks))
     return time.perf_counter() - started
@@ -147,7 +148,7 @@ def evaluate(toolbox: base.Toolbox, state: RunState, population: list[Individual
         ind.cell_values = state.cell_values.copy()
     if state.config.open_cells == "played":
         state.cell_values = cell_means
-    return float(toolbox.reference(state.spec, games, seed, state.config.luck).mean())
+    return float(toolbox.reference(state.spec, games, seed, state.config.luck, match_of(state.config)).mean())
 
 
 def measure_noise(toolbox: base.Toolbox, state: RunState, population: list[Individual], index: int) -> float:

@@ -25,6 +25,8 @@ from yamb.parsing import ParseError, parse_toml
 ALGORITHMS = ("ga", "cma", "sep-cma", "es")  # GA, CMA-ES, separable CMA-ES, the OpenAI evolution strategy
 BACKENDS = ("processes", "ray")  # where the games are played (evolution/backends.py)
 CROSSOVERS = ("blend", "sbx")
+OBJECTIVES = ("points", "win")  # fitness: the mean score, or the share of wins against a field (evolution/win_objective.py)
+MAX_OPPONENTS = 5  # the field's seats in a game of the objective win
 OPEN_CELLS = ("played", "fixed")  # the values of open cells a network reads: moved with play, or the start's
 CMA_MAX_WEIGHTS = 2000  # CMA-ES (cma only) keeps a full covariance matrix: n^2 memory, n^3 time per generation
 MAX_HIDDEN = 4096  # units of a hidden layer
@@ -96,6 +98,11 @@ class EvolveConfig:
     accept_games: int = 0  # games of the challenger against the incumbent each generation (0: off)
     accept_p: float = 0.01  # the challenger replaces the incumbent when better with p below this
     luck: str = ""  # select on the scores less each roll's luck as this search player values it (robo_players/measure/luck.py)
+    # what a member plays for: its mean score, or its share of the wins against ``opponents``
+    # players ``field`` (a registered player or a weights file) at one table (evolution/win_objective.py)
+    objective: str = "points"
+    field: str = "best"
+    opponents: int = 1
     # the hall of fame and the final check of the best player
     hall_of_fame: int = 5
     final_games: int = 2000
@@ -169,6 +176,14 @@ class EvolveConfig:
              f"genes = {self.genes!r} is evolved by a strategy: algorithm cma, sep-cma or es, not ga"),
             (set(self.exact) <= set(EXACT_KINDS), f"exact lists column kinds among {', '.join(EXACT_KINDS)}, "
                                                   f"not {self.exact}"),
+            (self.objective in OBJECTIVES, f"objective must be one of {', '.join(OBJECTIVES)}, not {self.objective!r}"),
+            (self.objective == "win" or (self.field, self.opponents) == ("best", 1),
+             "field and opponents apply to objective win only"),
+            (1 <= self.opponents <= MAX_OPPONENTS, f"opponents must be from 1 to {MAX_OPPONENTS}"),
+            (self.objective == "points" or not self.luck,
+             "objective win cannot apply with luck (the luck of a roll is counted in points); drop luck"),
+            (self.objective == "points" or self.lookahead == 1,
+             "objective win cannot apply with lookahead (the look-ahead plans one player's games); drop lookahead"),
         ]
         for ok, message in checks:
             if not ok:
@@ -198,6 +213,11 @@ RECIPES: dict[str, dict] = {  # the run recipes of yamb evolve --recipe
     "polish": dict(from_init=list(INIT_SETTINGS), algorithm="sep-cma", population=16, games=300, games_max=2400,
                    reevaluate=4, accept_games=3000, accept_p=0.01, cma_sigma=0.005, generations=60,
                    hall_of_fame=1, final_games=10000, luck="best", open_cells="fixed"),
+    # from best (--init best), played for the share of wins against best in two-player games: the
+    # network's corrections of best's values moved by small steps, an incumbent replaced on evidence only
+    "win": dict(objective="win", field="best", opponents=1, from_init=list(INIT_SETTINGS), algorithm="sep-cma",
+                population=12, games=200, games_max=1600, reevaluate=4, accept_games=2000, accept_p=0.01,
+                cma_sigma=0.005, generations=40, hall_of_fame=1, final_games=4000, open_cells="fixed"),
     # the long run: the search-guided player, improved from expectimax-played by CMA-ES (hours; add --workers)
     "full": dict(player="guided", hidden=[8], played=0.6, algorithm="cma", population=50, games=200,
                  generations=150, cma_sigma=0.02, final_games=10000),

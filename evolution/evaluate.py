@@ -10,6 +10,9 @@ in the process, in a process pool (``--workers``) or on Ray actors
 With ``luck`` (a search player's name, ``robo_players.measure.luck``) each game's luck
 is counted as well: the loops select on the scores less their luck, which
 have the same expectation and a fraction of the noise.
+
+With the objective ``win`` (a task's ``match``) a member's "score" of a deal is its
+share of the wins against the field, every seat in turn (``evolution.win_objective``).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from functools import cache
 
 import numpy as np
 
+from evolution.win_objective import WinMatch, play_for_wins
 from robo_players.base import play, play_by_turns
 from robo_players.measure.luck import LuckCounter, luck_reference
 from robo_players.measure.simulate import simulate
@@ -52,6 +56,7 @@ class Task:
     seed: int
     turns: int = 1
     luck: str = ""  # the search player valuing each roll's luck ("": none counted)
+    match: WinMatch | None = None  # objective win: the field the members play (scores: shares of wins)
 
 
 @dataclass(frozen=True)
@@ -71,9 +76,14 @@ def luck_player(name: str, spec: NetSpec) -> ExpectimaxPlayer:
 
 
 def play_task(task: Task) -> Outcome:
-    """Play every member of ``task`` on the same ``games`` dice streams, in one batch."""
+    """Play every member of ``task`` on the same ``games`` dice streams, in one batch (objective
+    win: once per seat against the field, ``evolution.win_objective``)."""
     members = len(task.genomes)
     layout = task.spec.layout()
+    if task.match is not None:
+        player = population_player(task.spec, task.genomes, task.cell_values)
+        shares, cell_sums = play_for_wins(player, layout, task.match, members, task.games, task.seed)
+        return Outcome(shares, cell_sums, np.zeros(shares.shape))
     batch = GameBatch(layout, members * task.games, seed=task.seed,
                       streams=np.tile(np.arange(task.games, dtype=np.uint64), members))
     player = population_player(task.spec, task.genomes, task.cell_values)
@@ -96,11 +106,15 @@ def play_task(task: Task) -> Outcome:
     return Outcome(scores.reshape(members, task.games), cell_sums, luck.reshape(members, task.games))
 
 
-def reference_played(spec: NetSpec, games: int, seed: int, luck: str = "") -> tuple[np.ndarray, np.ndarray]:
-    """(games,) scores of ``expectimax`` on the dice a task with ``games`` and ``seed`` plays, and
-    their luck as ``luck`` values it (zeros if none is named)."""
+def reference_played(spec: NetSpec, games: int, seed: int, luck: str = "",
+                     match: WinMatch | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(games,) scores of ``expectimax`` on the dice a task with ``games`` and ``seed`` plays (with
+    ``match``: its shares of the wins against the field), and their luck as ``luck`` values it
+    (zeros if none is named)."""
     layout = spec.layout()
     player = ExpectimaxPlayer(layout)
+    if match is not None:
+        return play_for_wins(player, layout, match, 1, games, seed)[0][0], np.zeros(games)
     if not luck:
         return simulate(layout, player, games, seed=seed, check=False), np.zeros(games)
     batch = GameBatch(layout, games, seed=seed)
@@ -108,9 +122,9 @@ def reference_played(spec: NetSpec, games: int, seed: int, luck: str = "") -> tu
     return play(batch, [counter], check=False)[:, 0], counter.luck[:, 0]
 
 
-def reference_scores(spec: NetSpec, games: int, seed: int, luck: str = "") -> np.ndarray:
+def reference_scores(spec: NetSpec, games: int, seed: int, luck: str = "", match: WinMatch | None = None) -> np.ndarray:
     """``reference_played``'s scores less their luck: what selection compares with."""
-    scores, counted = reference_played(spec, games, seed, luck)
+    scores, counted = reference_played(spec, games, seed, luck, match)
     return scores - counted
 
 

@@ -4,7 +4,7 @@
 settings (``EvolveConfig.validate``, once, after ``from_init`` took what it names from the
 ``init`` file), Ray when the backend is ``ray``, a network too large for the algorithm or the
 population, an ``init`` file of another shape, a ``luck`` that names no search player (by its
-name: no player is built). ``start`` and ``new_state`` take the plan as it is.
+name: no player is built), a ``field`` (objective win) that does not play the table. ``start`` and ``new_state`` take the plan as it is.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from evolution.backends import import_ray
 from evolution.config import CMA_MAX_WEIGHTS, MAX_POPULATION_WEIGHTS, ConfigError, EvolveConfig
 from evolution.state import Plan, Start, expected_cell_values, net_spec, table_layout
 from evolution.strategies.genes import gene_index
+from evolution.win_objective import check_match, match_of
 from robo_players.neural.bots import BOTS_DIR, bot_name
 from robo_players.neural.build import check_table, file_spec, is_weights_file
 from robo_players.neural.files import NeuralWeights, WeightsFileError, load_weights
@@ -45,6 +46,9 @@ def plan(config: EvolveConfig) -> Plan:
     check_size(config, spec)
     start = starting_point(config, spec, weights)
     check_luck(config.luck, spec.layout())
+    match = match_of(config)
+    if match is not None:
+        check_match(match, spec.layout())
     return Plan(config, spec, start)
 
 

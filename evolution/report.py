@@ -24,6 +24,7 @@ from evolution.evaluate import FINAL, dice_seed, reference_scores
 from evolution.individual import Individual
 from evolution.run_dir import BEST_FILE, FITNESS_PLOT, HALL_OF_FAME_FILE, SCORES_PLOT, SUMMARY_FILE, RunDir
 from evolution.state import RunState
+from evolution.win_objective import match_of
 from robo_players.measure.compare import paired_difference
 from robo_players.measure.simulate import summary
 from robo_players.neural.files import NeuralWeights, save_weights, write_npz
@@ -69,7 +70,7 @@ def final_check(state: RunState, toolbox: base.Toolbox) -> FinalCheck:
     cell_values = np.stack([m.cell_values for m in members])
     scores, _ = play(toolbox, state, np.asarray(members), cell_values, c.final_games, seed)
     accept_p = c.accept_p if state.incumbent is not None else 0.0
-    return FinalCheck(seed, members, scores, reference_scores(state.spec, c.final_games, seed, c.luck),
+    return FinalCheck(seed, members, scores, reference_scores(state.spec, c.final_games, seed, c.luck, match_of(c)),
                       accept_p)
 
 

@@ -23,6 +23,7 @@ from evolution.evaluate import FINAL, Task, dice_seed, reference_played
 from evolution.individual import Individual
 from evolution.run_dir import BEST_FILE
 from evolution.state import RunState
+from evolution.win_objective import match_of
 from robo_players.measure.compare import paired_difference
 from robo_players.measure.simulate import summary
 from robo_players.search.lookahead import SUFFIX
@@ -61,7 +62,7 @@ def start_strength(state: RunState, toolbox: base.Toolbox) -> list[str]:
                for name in ("played", "bonus", "exact") if getattr(ours, name) != getattr(theirs, name)]
     if changed:
         task = Task(theirs, genome[None].astype(np.float32), values[None].astype(np.float32), c.final_games, seed,
-                    c.lookahead)
+                    c.lookahead, match=match_of(c))
         own = summary(next(iter(toolbox.map(toolbox.play, [task]))).scores[0])
         lines.append(f"this run changes the start's search: {', '.join(changed)}; the file's own player scores "
                      f"{own['mean']:.2f} ± {own['sem']:.2f} on the same games")
@@ -122,13 +123,14 @@ def play_verdict(state: RunState, toolbox: base.Toolbox, best: Individual, run_d
     genomes = np.stack([np.asarray(best, dtype=np.float64), start_genome])
     scores, luck, _ = play_counted(toolbox, state, genomes, np.stack([best.cell_values, start_values]),
                                    c.final_games, seed)
-    expectimax, expectimax_luck = reference_played(state.spec, c.final_games, seed, c.luck)
+    expectimax, expectimax_luck = reference_played(state.spec, c.final_games, seed, c.luck, match_of(c))
     result = verdict_of(scores[0], scores[1], expectimax)
     if c.luck:
         adjusted = scores - luck
         result["luck_adjusted"] = {"reference": c.luck,
                                    **verdict_of(adjusted[0], adjusted[1], expectimax - expectimax_luck)}
-    return {"games": c.final_games, "seed": seed, "start_player": describe_start(state), **result,
+    field = {"objective": c.objective, "field": c.field} if c.objective == "win" else {}
+    return {"games": c.final_games, "seed": seed, "start_player": describe_start(state), **field, **result,
             "play": play_command(state, run_dir), "seconds": time.perf_counter() - started}
 
 
@@ -142,20 +144,26 @@ def verdict_lines(verdict: dict) -> list[str]:
     """The verdict in plain words, for the console. A start that played exactly as expectimax (the
     guided player's start, by design) is one player: its comparison is said once."""
     v, start = verdict, verdict["start_player"]
+    win = v.get("objective") == "win"  # shares of wins, said in per cent
+
+    def amount(x: float, sign: str = "") -> str:
+        return f"{100 * x:{sign}.2f} %" if win else f"{x:{sign}.1f}"
+
     same = v["start"] == v["expectimax"] and v["evolved_minus_start"] == v["evolved_minus_expectimax"]
     players = "two" if same else "three"
-    scores = (f"  evolved {v['evolved']['mean']:.1f} ± {v['evolved']['sem']:.1f}, "
-              + (f"expectimax (where it started) {v['expectimax']['mean']:.1f} ± {v['expectimax']['sem']:.1f}"
+    scores = (f"  evolved {amount(v['evolved']['mean'])} ± {amount(v['evolved']['sem'])}, "
+              + (f"expectimax (where it started) {amount(v['expectimax']['mean'])} ± {amount(v['expectimax']['sem'])}"
                  if same else
-                 f"started from ({start}) {v['start']['mean']:.1f} ± {v['start']['sem']:.1f}, "
-                 f"expectimax {v['expectimax']['mean']:.1f} ± {v['expectimax']['sem']:.1f}"))
-    lines = [f"verdict on {v['games']:,} fresh games (the same dice for the {players} players):", scores]
+                 f"started from ({start}) {amount(v['start']['mean'])} ± {amount(v['start']['sem'])}, "
+                 f"expectimax {amount(v['expectimax']['mean'])} ± {amount(v['expectimax']['sem'])}"))
+    what = f"deals, the shares of the wins against {v['field']}" if win else "games"
+    lines = [f"verdict on {v['games']:,} fresh {what} (the same dice for the {players} players):", scores]
     against = ([("expectimax, where it started", "evolved_minus_expectimax")] if same else
                [(f"the player it started from ({start})", "evolved_minus_start"),
                 ("expectimax", "evolved_minus_expectimax")])
     for other, key in against:
         d = v[key]
-        lines.append(f"  against {other}: {d['mean']:+.1f} ± {d['sem']:.1f} game by game, "
+        lines.append(f"  against {other}: {amount(d['mean'], '+')} ± {amount(d['sem'])} game by game, "
                      f"p = {d['p']:.2g}: {_judge(d)}")
         if "luck_adjusted" in v:
             a = v["luck_adjusted"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from robo_players.base import Player
+from robo_players.best_win import best_win_player
 from robo_players.greedy import GreedyPlayer
 from robo_players.montecarlo import MonteCarloPlayer
 from robo_players.neural.bots import direct_bot_file, load_bot, load_direct_bot
@@ -39,6 +40,7 @@ PLAYERS: dict[str, Callable[[Layout], Player]] = {
     "best": load_bot,
     "best-direct": load_direct_bot,
     "best-values": load_values_bot,
+    "best-win": best_win_player,
 }
 
 # The registered players that are expectimax searches (``ExpectimaxPlayer``s: they value each hand, so

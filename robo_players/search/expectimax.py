@@ -43,6 +43,7 @@ from yamb.layout import Layout
 from yamb.rules import N_NUMBER_ROWS
 
 CHUNKS_PER_THREAD = 8
+NO_WIN = np.zeros((0, 0))  # endings worth their values (points), not their chance of winning
 
 
 def _checked(name: str, array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -89,13 +90,15 @@ class ExpectimaxPlayer:
             )
         return self._plans[batch]
 
-    def search(self, batch: GameBatch, games: np.ndarray, adjust: Correction = NO_CORRECTION) -> np.ndarray:
-        """The actions of ``games`` (int64), cell values corrected by ``adjust`` (none by default).
-        On all numba threads."""
+    def search(self, batch: GameBatch, games: np.ndarray, adjust: Correction = NO_CORRECTION,
+               win: np.ndarray = NO_WIN) -> np.ndarray:
+        """The actions of ``games`` (int64), cell values corrected by ``adjust`` (none by default);
+        with ``win`` rows (one per game, ``robo_players.search.win_utility``) the endings are worth
+        their chance of winning. On all numba threads."""
         actions = np.empty(len(games), dtype=np.int64)
         chunks = min(-(-len(games) // BLOCK), CHUNKS_PER_THREAD * get_num_threads())
         search_games(games, batch.state, batch.constants, self.tables, *self._plans_of(batch), actions,
-                     adjust, chunks)
+                     adjust, win, chunks)
         return actions
 
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:

@@ -20,6 +20,7 @@ from robo_players.search.cell_values import LEVELS, ONE, column_values
 from robo_players.search.correction import corrected_column
 from robo_players.search.lanes import BLOCK, gather_slots, new_lanes, new_queue, plan_slots
 from robo_players.search.values import FILL, LATE, PURE, announce_value, best_announcements, best_fills, fill_value
+from robo_players.search.win_utility import win_utility
 from yamb import kernels
 from yamb.rules import N_NUMBER_ROWS
 
@@ -177,11 +178,12 @@ def _plan_queued(n_queued, games, state, consts, tables, plans, actions, queue, 
 
 
 @njit(cache=True)
-def _search_range(start, stop, games, state, consts, tables, plans, actions, adjust):
+def _search_range(start, stop, games, state, consts, tables, plans, actions, adjust, win):
     """Search ``games[start:stop]``: the action of each game (the best ending now or the plan's
     keep), its turn queued when it needs a plan, the queued plans made ``BLOCK`` at a time.
     Cell values are the columns' cached ones, corrected by ``adjust`` (a ``Correction``) into
-    the chunk's ``Work`` when it has outputs.
+    the chunk's ``Work`` when it has outputs. When ``win`` has rows, a queued turn's endings are
+    worth their chance of winning (``win_utility``, row ``i`` of ``win`` for ``games[i]``).
 
     The tuples' arrays are read once here: numba counts the references of every array an
     inlined function with loops takes, at every call (``kernels.decision`` takes the few it reads).
@@ -235,6 +237,8 @@ def _search_range(start, stop, games, state, consts, tables, plans, actions, adj
         if must or not may_roll or planned:  # the plan, if any, says stop
             continue
         _queue_turn(q, g, p, m, left, best, target, state, consts, tables, queue, ends, lin, num)
+        if win.shape[0]:
+            win_utility(queue.options[q], queue.pure[q], left + 1, win[i], lin, num)
         queue.owner[q] = i
         n_queued += 1
         if n_queued == BLOCK:
@@ -245,11 +249,12 @@ def _search_range(start, stop, games, state, consts, tables, plans, actions, adj
 
 @njit(cache=True, parallel=True)
 def search_games(games, state, consts, tables, plan_keep, plan_turn_id, plan_target, column_key, column_lin,
-                 column_num, actions, adjust, n_chunks):
+                 column_num, actions, adjust, win, n_chunks):
     """The search of every game, in chunks (the ``Plans`` arrays come one by one: a parallel loop
-    may lose writes to arrays unpacked from a tuple, see ``yamb.kernels``)."""
+    may lose writes to arrays unpacked from a tuple, see ``yamb.kernels``); ``win``: as
+    ``_search_range`` takes it, (0, 0) to search for points."""
     for chunk in prange(n_chunks):
         start = chunk * len(games) // n_chunks
         stop = (chunk + 1) * len(games) // n_chunks
         plans = Plans(plan_keep, plan_turn_id, plan_target, column_key, column_lin, column_num)
-        _search_range(start, stop, games, state, consts, tables, plans, actions, adjust)
+        _search_range(start, stop, games, state, consts, tables, plans, actions, adjust, win)

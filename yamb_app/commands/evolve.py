@@ -32,6 +32,9 @@ OVERRIDES = (  # (flag, setting, type (or a checked argparse type), help)
     ("--columns", "columns", str, "comma-separated column kinds (default: the game's table)"),
     ("--hidden", "hidden", tuple, "hidden layer sizes, comma-separated, e.g. 32 or 32,16"),
     ("--init", "init", str, "start from this weights file (or 'best', the shipped bot) instead of afresh"),
+    ("--objective", "objective", str, "points (default: fitness = mean score) or win (fitness = share of wins "
+                                      "against --set field=best (or a file) in games of --set opponents=1 + 1 "
+                                      "players, seats rotated)"),
 )
 DEFAULT_RECIPE = "quick"
 
@@ -39,8 +42,9 @@ DEFAULT_RECIPE = "quick"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--recipe", default=None,
                         help=f"run recipe: {DEFAULT_RECIPE} (default, minutes), direct (the network alone), "
-                             "direct-imitation (with --init FILE), full (hours) or polish (on from a strong "
-                             "player: --init best or FILE)")
+                             "direct-imitation (with --init FILE), full (hours), polish (on from a strong "
+                             "player: --init best or FILE) or win (on from --init best or FILE for the share of "
+                             "wins against best)")
     parser.add_argument("--config", metavar="FILE", type=arg(options.input_file), help="TOML file of settings (over the recipe)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--out", metavar="DIR", type=arg(options.output_dir),
