@@ -61,7 +61,7 @@ def run(seed: int, **settings) -> RunState:
         state.incumbent.cell_values = state.cell_values.copy()
     toolbox = make_toolbox(state)
     toolbox.register("play", synthetic_play)
-    toolbox.register("reference", lambda spec, games, seed, luck: shared_luck(games, seed))
+    toolbox.register("reference", lambda spec, games, seed, luck, match=None: shared_luck(games, seed))
     for _ in range(config.generations):
         GENERATIONS[config.algorithm](state, toolbox)
     return state
