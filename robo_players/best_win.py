@@ -3,7 +3,8 @@
 Each player's final total is estimated as normal from its sheet (``estimate``):
 every open cell scores as it does in ``best``'s own games (each cell's mean and
 variance over ``FIT_GAMES`` of ``best`` playing the table, fitted once with the
-seed ``FIT_SEED`` and cached on disk by the table's stem), the numbers bonus is
+seed ``FIT_SEED``; shipped for the standard tables, else cached on disk by the table's
+stem: ``robo_players.fitted``), the numbers bonus is
 the chance that the numbers' normal sum reaches the threshold, the difference row
 the product of its independent factors. ``best``'s search values an ending by a
 cell's score against the row's one-turn expectation: an ending of value ``x``
@@ -27,14 +28,13 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import ndtr
 
-from expected_scores.solve import cache_dir
+from robo_players.fitted import fitted_arrays
 from robo_players.neural.bots import load_bot
 from robo_players.search.cell_values import LEVELS
 from robo_players.search.correction import corrections_of
 from robo_players.search.expectimax import NO_WIN, ExpectimaxPlayer
 from robo_players.search.explain import fill_values
 from robo_players.search.win_utility import CELL, COLLECTION, LEVEL, MEAN, MODE, NUMBER, OTHERS, SD, SHIFT, A, B
-from yamb.atomic import WriteError, write_atomically
 from yamb.engine import GameBatch, threads_for
 from yamb.errors import YambError
 from yamb.layout import Layout
@@ -128,36 +128,25 @@ def filled_count(batch: GameBatch, games: np.ndarray) -> np.ndarray:
     return ((own[..., None] >> np.arange(batch.layout.n_rows)) & 1).sum(axis=(1, 2))
 
 
-def model_path(layout: Layout) -> object:
-    """Where ``best``'s cell model of ``layout``'s table is cached."""
-    return cache_dir() / f"{Table.of(fit_layout(layout)).stem}-best-cells-seed{FIT_SEED}-v{FORMAT}.npz"
+def cells_name(layout: Layout) -> str:
+    """The name of ``best``'s ``CellModel`` of ``layout``'s table (``robo_players.fitted``)."""
+    return f"{Table.of(fit_layout(layout)).stem}-best-cells-{FIT_GAMES}g-seed{FIT_SEED}-v{FORMAT}"
 
 
 def cached_cells(layout: Layout, player: ExpectimaxPlayer) -> CellModel:
-    """``best``'s ``CellModel`` of ``layout``'s table (``player`` is ``best``), from the cache or fitted
-    and cached."""
-    path = model_path(layout)
-    if path.is_file():
-        try:
-            with np.load(path) as data:
-                model = CellModel(data["mean"], data["var"], float(data["extra_mean"]), float(data["extra_var"]),
-                                  data["ending"])
-            if model.mean.shape == (layout.n_cells + 1, layout.n_columns, layout.n_rows):
-                return model
-        except (OSError, ValueError, KeyError):
-            pass  # damaged: fitted again
-    model = fit_cells(player, layout, FIT_GAMES)
+    """``best``'s ``CellModel`` of ``layout``'s table (``player`` is ``best``): shipped, cached, else fitted
+    (``robo_players.fitted``)."""
+    stem = Table.of(fit_layout(layout)).stem
+    name = cells_name(layout)
 
-    def write(target):
-        with open(target, "wb") as f:
-            np.savez(f, mean=model.mean, var=model.var, extra_mean=model.extra_mean, extra_var=model.extra_var,
-                     ending=model.ending)
+    def fit() -> dict[str, np.ndarray]:
+        return fit_cells(player, layout, FIT_GAMES)._asdict()
 
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(path, write)
-    except (OSError, WriteError):
-        pass  # played uncached
+    arrays = fitted_arrays(name, fit, f"best's cells on {stem} for best-win ({FIT_GAMES:,} games)")
+    model = CellModel(arrays["mean"], arrays["var"], float(arrays["extra_mean"]), float(arrays["extra_var"]),
+                      arrays["ending"])
+    if model.mean.shape != (layout.n_cells + 1, layout.n_columns, layout.n_rows):
+        raise YambError(f"{name}: a cell model for another table")
     return model
 
 

@@ -7,25 +7,21 @@ the exact one) from the start of the table, alone (two players where the table n
 ``counter_announce`` columns do, the player at both seats): at the start of every turn the
 coach's estimate between turns (``Means``) is set against the final total the game reached,
 and the residuals with ``k`` cells open give ``bias[k]`` (their mean) and ``spread[k]`` (their
-standard deviation). Fitted once per table and coach (seconds to a minute), cached on disk
-beside the solutions (``$YAMB_CACHE``).
+standard deviation). Fitted once per table and coach (seconds to a minute), shipped for the
+standard tables, else cached on disk beside the solutions (``robo_players.fitted``).
 """
 
 from __future__ import annotations
 
-import hashlib
-import sys
-import time
 from typing import NamedTuple
 
 import numpy as np
 
-from expected_scores.solve import cache_dir
 from robo_players.base import Player
 from robo_players.coach.search_values import column_totals
 from robo_players.coach.values import Coach, ExactCoach, SearchCoach
+from robo_players.fitted import fitted_arrays
 from robo_players.registry import make_player
-from yamb.atomic import WriteError, write_atomically
 from yamb.engine import GameBatch, single_thread
 from yamb.errors import YambError
 from yamb.layout import Layout, layout
@@ -106,30 +102,20 @@ def fit_spread(coach: Coach, lay: Layout, games: int = FIT_GAMES, seed: int = FI
     return Spread(bias, spread, games, player.name)
 
 
+def spread_name(coach: Coach, lay: Layout) -> str:
+    """The name of the ``Spread`` of ``coach`` on ``lay``'s table (``robo_players.fitted``)."""
+    return f"spread-{Table.of(lay).solo.stem}-{coach.name}-{FIT_GAMES}g-seed{FIT_SEED}-v{FORMAT}"
+
+
 def spread_for(coach: Coach, lay: Layout) -> Spread:
-    """The ``Spread`` of ``coach`` on ``lay``'s table: from the cache, else fitted (and cached)."""
+    """The ``Spread`` of ``coach`` on ``lay``'s table: shipped, cached, else fitted (``robo_players.fitted``)."""
     stem = Table.of(lay).solo.stem
-    key = hashlib.sha256(f"{stem} {coach.name} {FIT_GAMES} {FIT_SEED} {FORMAT}".encode()).hexdigest()[:12]
-    path = cache_dir() / f"spread-{stem}-{key}.npz"
-    if path.exists():
-        try:
-            with np.load(path) as f:
-                return Spread(f["bias"], f["spread"], int(f["games"]), str(f["player"]))
-        except (OSError, KeyError, ValueError):
-            pass  # damaged: fitted again
-    print(f"fitting the spread of final scores for the winning chances of {stem}, once ({FIT_GAMES:,} games); "
-          f"cached in {path}", file=sys.stderr, flush=True)
-    begin = time.perf_counter()
-    spread = fit_spread(coach, lay, FIT_GAMES)
-    print(f"  fitted in {time.perf_counter() - begin:.0f} s", file=sys.stderr, flush=True)
+    name = spread_name(coach, lay)
 
-    def write(tmp) -> None:
-        with open(tmp, "wb") as f:
-            np.savez(f, bias=spread.bias, spread=spread.spread, games=spread.games, player=spread.player)
+    def fit() -> dict[str, np.ndarray]:
+        spread = fit_spread(coach, lay, FIT_GAMES)
+        return dict(bias=spread.bias, spread=spread.spread, games=spread.games, player=spread.player)
 
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(path, write)
-    except (WriteError, OSError) as error:
-        print(f"could not cache the spread in {path}: {getattr(error, 'reason', error)}", file=sys.stderr)
-    return spread
+    arrays = fitted_arrays(name, fit, f"the spread of final scores of {stem} for the chances to win "
+                                      f"({FIT_GAMES:,} games of {coach.name})")
+    return Spread(arrays["bias"], arrays["spread"], int(arrays["games"]), str(arrays["player"]))

@@ -1,0 +1,44 @@
+"""Fit the models shipped in ``robo_players/bots/fitted/`` for the standard tables (``robo_players.fitted``).
+
+    python -m scripts.fit_models
+
+For each preset's standard table: the spread of final totals about its default
+coach's estimate (the coach's estimated chances to win) and ``best``'s cell model
+(``best-win``), each fitted from its fixed number of games and seed, as a first
+use would fit it (never read back from the cache), then copied into the
+package. Minutes on two cores.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+
+import yamb
+from expected_scores.solve import cache_dir
+from robo_players.best_win import best_win_player, cells_name
+from robo_players.coach.spread import spread_for, spread_name
+from robo_players.coach.values import make_coach
+from robo_players.fitted import SHIPPED
+from yamb.layout import layout
+
+PRESETS = ("yamb", "jamb6", "yatzy", "yahtzee")
+
+
+def main() -> None:
+    SHIPPED.mkdir(parents=True, exist_ok=True)
+    for preset in PRESETS:
+        alone, two = layout(yamb.rules(preset)), layout(yamb.rules(preset), players=2)
+        coach = make_coach(alone)
+        for name in (spread_name(coach, alone), cells_name(two)):
+            for folder in (SHIPPED, cache_dir()):  # fitted anew, not read back
+                (folder / f"{name}.npz").unlink(missing_ok=True)
+        spread_for(coach, alone)
+        best_win_player(two).model
+        for name in (spread_name(coach, alone), cells_name(two)):
+            shutil.copyfile(cache_dir() / f"{name}.npz", SHIPPED / f"{name}.npz")
+            print(f"shipped {SHIPPED / name}.npz", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

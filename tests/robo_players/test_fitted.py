@@ -1,0 +1,59 @@
+"""The fitted models: the standard tables' shipped, any other fitted once and cached, a damaged copy fitted again."""
+
+import numpy as np
+import pytest
+
+import yamb
+from robo_players import fitted
+from robo_players.best_win import best_win_player, fit_cells
+from robo_players.coach import spread as spread_module
+from robo_players.coach.values import make_coach
+from yamb.layout import layout
+
+PRESETS = ("yamb", "jamb6", "yatzy", "yahtzee")
+
+
+@pytest.fixture
+def empty_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("YAMB_CACHE", str(tmp_path))
+    return tmp_path
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_the_standard_tables_models_are_shipped(preset, monkeypatch):
+    """Nothing is fitted for a standard table (each model's name is one the package holds, read first)."""
+    monkeypatch.setattr(spread_module, "fit_spread", lambda *args: pytest.fail("the spread was fitted"))
+    monkeypatch.setattr("robo_players.best_win.fit_cells", lambda *args: pytest.fail("the cells were fitted"))
+    alone = layout(yamb.rules(preset))
+    spread = spread_module.spread_for(make_coach(alone), alone)
+    assert spread.games == spread_module.FIT_GAMES and (spread.spread[1:] > 0).all()
+    model = best_win_player(layout(yamb.rules(preset), players=2)).model
+    assert model.mean.shape == (alone.n_cells + 1, alone.n_columns, alone.n_rows)
+
+
+def test_another_table_is_fitted_once_and_a_damaged_copy_again(empty_cache, monkeypatch, capsys):
+    calls = []
+
+    def fit():
+        calls.append(1)
+        return {"x": np.arange(3.0)}
+
+    first = fitted.fitted_arrays("toy-model", fit, "a toy")
+    assert np.array_equal(first["x"], np.arange(3.0)) and len(calls) == 1
+    assert "fitting a toy, once" in capsys.readouterr().err
+    assert np.array_equal(fitted.fitted_arrays("toy-model", fit, "a toy")["x"], first["x"]) and len(calls) == 1
+    path = empty_cache / "toy-model.npz"
+    path.write_bytes(path.read_bytes()[:40])  # cut short
+    assert np.array_equal(fitted.fitted_arrays("toy-model", fit, "a toy")["x"], first["x"]) and len(calls) == 2
+
+
+def test_a_shipped_cell_model_is_what_a_fit_gives(empty_cache, monkeypatch):
+    """The shipped file of Yatzy's cells is the fit of today's code: refitted here with fewer games under the
+    same seed, the means of the cells every sheet fills agree within the sampling error."""
+    from robo_players.neural.bots import load_bot
+
+    lay = layout(yamb.rules("yatzy"), players=2)
+    shipped = best_win_player(lay).model
+    refit = fit_cells(load_bot(lay), lay, 400)
+    first = shipped.mean[-1].ravel()
+    assert np.all(np.abs(refit.mean[-1].ravel() - first) <= 5 * np.sqrt(shipped.var[-1].ravel() / 400) + 1e-9)
