@@ -154,6 +154,19 @@ def test_settings_are_kept_and_a_resume_refuses_other_ones(tmp_path: Path) -> No
         settle_settings(tmp_path, {}, {"game": "yahtzee"})
 
 
+def test_sweep_json_keeps_no_password_and_a_resume_takes_the_one_given(tmp_path: Path) -> None:
+    url = "postgresql+psycopg://yamb:s3cret@127.0.0.1:5432/sweeps"
+    settings = settle_settings(tmp_path, {"recipe": None, "storage": url})
+    assert settings.storage == url  # this run connects with it
+    write_settings(tmp_path, settings)
+    assert "s3cret" not in (tmp_path / "sweep.json").read_text()
+    assert read_settings(tmp_path).storage == "postgresql+psycopg://yamb@127.0.0.1:5432/sweeps"  # PGPASSWORD, ~/.pgpass
+    assert settle_settings(tmp_path, {"storage": url}).storage == url
+    with pytest.raises(SweepError, match="started with storage 'postgresql[+]psycopg://yamb@127.0.0.1:5432/sweeps', "
+                                         "not 'postgresql[+]psycopg://yamb@10.0.0.1:5432/sweeps'$"):
+        settle_settings(tmp_path, {"storage": url.replace("127.0.0.1", "10.0.0.1")})
+
+
 def test_a_second_machine_joins_the_study_of_the_same_space_only(tmp_path: Path) -> None:
     shared = f"sqlite:///{tmp_path / 'shared.db'}"
     first = replace(tiny_settings(), storage=shared, seed=5)
