@@ -107,16 +107,19 @@ def settle_settings(
     if fixed and fixed != stored.space.settings:
         raise SweepError(f"sweep {directory} was started with fixed settings {stored.space.settings}, not {fixed}")
     for key, value in given.items():
-        if getattr(stored, key) != value:
-            raise SweepError(
-                f"sweep {directory} was started with {key} {getattr(stored, key)!r}, not {value!r}"
-            )
-    return stored
+        kept = getattr(stored, key)
+        if key == "storage":
+            kept, value = without_password(kept), without_password(value)
+        if kept != value:
+            raise SweepError(f"sweep {directory} was started with {key} {kept!r}, not {value!r}")
+    return replace(stored, storage=given["storage"]) if "storage" in given else stored  # its password, if any
 
 
 def write_settings(directory: Path, settings: SweepSettings) -> None:
-    """Write ``sweep.json`` atomically."""
-    text = json.dumps(asdict(settings), indent=2) + "\n"
+    """Write ``sweep.json`` atomically, the storage URL without its password."""
+    data = asdict(settings)
+    data["storage"] = without_password(settings.storage)
+    text = json.dumps(data, indent=2) + "\n"
     write_atomically(settings_path(directory), lambda tmp: tmp.write_text(text))
 
 
@@ -208,6 +211,24 @@ def storage_failures(where: str) -> Iterator[None]:
             cause = cause.__cause__ or cause.__context__
         reason = str(cause).splitlines()[0] if str(cause) else type(cause).__name__
         raise SweepError(f"the storage {hide_password(where)} failed: {reason}") from None
+
+
+def without_password(url: str | None) -> str | None:
+    """``url`` with no password: ``sweep.json`` keeps none; a sweep resumed without ``--storage`` gets it the
+    database's own ways (``PGPASSWORD``, ``~/.pgpass``)."""
+    from sqlalchemy.engine import URL, make_url
+    from sqlalchemy.exc import ArgumentError
+
+    if url is None:
+        return None
+    try:
+        u = make_url(url)
+    except ArgumentError:
+        return url
+    if u.password is None:
+        return url
+    bare = URL.create(u.drivername, u.username, None, u.host, u.port, u.database, u.query)
+    return bare.render_as_string(hide_password=False)
 
 
 def hide_password(url: str) -> str:

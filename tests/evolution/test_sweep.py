@@ -154,6 +154,22 @@ def test_settings_are_kept_and_a_resume_refuses_other_ones(tmp_path: Path) -> No
         settle_settings(tmp_path, {}, {"game": "yahtzee"})
 
 
+def test_sweep_json_keeps_no_password_and_a_resume_takes_the_one_given(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture) -> None:
+    url = "postgresql+psycopg://yamb:s3cret@127.0.0.1:5432/sweeps"
+    settings = settle_settings(tmp_path, {"recipe": None, "storage": url})
+    assert settings.storage == url  # this run connects with it
+    write_settings(tmp_path, settings)
+    assert "s3cret" not in (tmp_path / "sweep.json").read_text()
+    assert read_settings(tmp_path).storage == "postgresql+psycopg://yamb@127.0.0.1:5432/sweeps"  # PGPASSWORD, ~/.pgpass
+    assert settle_settings(tmp_path, {"storage": url}).storage == url
+    with pytest.raises(SweepError, match="started with storage 'postgresql[+]psycopg://yamb@127.0.0.1:5432/sweeps', "
+                                         "not 'postgresql[+]psycopg://yamb@10.0.0.1:5432/sweeps'$"):
+        settle_settings(tmp_path, {"storage": url.replace("127.0.0.1", "10.0.0.1")})
+    assert main(["sweep", "report", str(tmp_path), "--storage", url.replace("5432", "5433")]) == 2  # another one
+    assert "was started with storage" in capsys.readouterr().err
+
+
 def test_a_second_machine_joins_the_study_of_the_same_space_only(tmp_path: Path) -> None:
     shared = f"sqlite:///{tmp_path / 'shared.db'}"
     first = replace(tiny_settings(), storage=shared, seed=5)
@@ -209,7 +225,7 @@ def test_cli_sweeps_and_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     [
         (["report"], "usage: yamb sweep report DIR"),
         (["report", "{tmp}/nothing"], "is not a sweep directory"),
-        (["report", "{tmp}", "--seed", "1"], "takes DIR and --top, not --seed"),
+        (["report", "{tmp}", "--seed", "1"], "takes DIR, --top and --storage, not --seed"),
         (["{tmp}/a", "{tmp}/b"], "one sweep directory, not 2"),
         (["{tmp}/s", "--trials", "0"], "argument --trials: '0' is not a whole number from 1 to 1,000,000"),
         (["{tmp}/s", "--seed", "-1"], "argument --seed: '-1' is not a whole number from 0 to 2**64-1"),

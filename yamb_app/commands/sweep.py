@@ -49,12 +49,12 @@ def run(args: argparse.Namespace) -> int:
     if words[:1] == ["report"]:
         if len(words) != 2:
             raise SweepError("usage: yamb sweep report DIR")
-        given = [name for name in ("trials", "workers", "storage", "pruner", "seed", "recipe", "preset")
+        given = [name for name in ("trials", "workers", "pruner", "seed", "recipe", "preset")
                  if getattr(args, name) is not None]
         if args.set:
             given.append("set")
         if given:
-            raise SweepError(f"yamb sweep report takes DIR and --top, not --{given[0]}")
+            raise SweepError(f"yamb sweep report takes DIR, --top and --storage, not --{given[0]}")
         return report(args, words[1])
     if len(words) > 1:
         raise SweepError(f"one sweep directory, not {len(words)}: {' '.join(words)}")
@@ -149,13 +149,15 @@ def report(args: argparse.Namespace, directory: str) -> int:
     from rich.console import Console
 
     from evolution.sweeps.report import PLOTS_DIR, best_trials, write_plots
-    from evolution.sweeps.study import SweepError, open_study, read_settings, storage_failures
+    from evolution.sweeps.study import SweepError, open_study, read_settings, settle_settings, storage_failures
     from evolution.sweeps.sweep import RUN_DIR
 
     path = Path(directory)
     settings = read_settings(path)
     if settings is None:
         raise SweepError(f"{path} is not a sweep directory (no sweep.json)")
+    if args.storage is not None:  # the sweep's storage with its password (sweep.json keeps none)
+        settings = settle_settings(path, {"storage": args.storage})
     console = Console()
     with storage_failures(settings.storage or str(path / "sweep.db")):  # a damaged database: one line
         study = open_study(path, settings)
