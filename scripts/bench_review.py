@@ -23,9 +23,9 @@ from robo_players.registry import make_player
 from yamb.game import Game
 
 
-def played_game(preset: str, bot: str, seed: int) -> Game:
-    """A game of ``preset`` played by ``bot``, one move in five random."""
-    game = Game(preset, seed=seed)
+def played_game(preset: str, bot: str, seed: int, players: int = 1) -> Game:
+    """A game of ``preset`` (``players`` seats) played by ``bot`` at every seat, one move in five random."""
+    game = Game(preset, players=players, seed=seed)
     player = make_player(bot, game.layout)
     rng = np.random.default_rng(seed)
     while not game.is_over():

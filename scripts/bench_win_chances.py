@@ -21,25 +21,8 @@ import numpy as np
 from robo_players.coach.positions import decision_batch
 from robo_players.coach.values import make_coach
 from robo_players.coach.win_chances import decision_chances, finals_for
-from robo_players.registry import make_player
+from scripts.bench_review import played_game
 from yamb.engine import single_thread
-from yamb.game import Game
-from yamb.layout import layout
-from yamb.rules import rules
-
-
-def played_game(preset: str, players: int, seed: int) -> Game:
-    """A game of ``preset`` played by ``greedy``, one move in five random."""
-    lay = layout(rules(preset), None, players)
-    game = Game(lay.rules, lay.columns, players, seed=seed)
-    player = make_player("greedy", lay)
-    rng = np.random.default_rng(seed)
-    while not game.is_over():
-        action = int(player.act(game.batch, np.zeros(1, dtype=np.int64))[0])
-        if rng.random() < 0.2:
-            action = int(rng.choice(game.legal_actions()))
-        game.apply(action)
-    return game
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     for preset in args.preset or ["yatzy", "yamb"]:
-        game = played_game(preset, args.players, args.seed)
+        game = played_game(preset, "greedy", args.seed, args.players)
         start = time.perf_counter()
         coach = make_coach(game.layout)
         finals = finals_for(coach, game.layout)

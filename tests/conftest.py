@@ -7,6 +7,15 @@ import yamb  # noqa: F401  (first: it pins numpy's BLAS kernels before numpy loa
 BENCHMARKS = "--benchmarks"
 
 
+@pytest.fixture(scope="module")
+def private_cache(tmp_path_factory: pytest.TempPathFactory):
+    """A solution cache of the module's own (``YAMB_CACHE``): each table is solved once in it."""
+    path = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("YAMB_CACHE", str(path))
+        yield path
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(BENCHMARKS, action="store_true",
                      help="also run the tests marked benchmark: the whole score-distribution tables built from nothing "

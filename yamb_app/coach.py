@@ -11,6 +11,7 @@ score or chance to win turn by turn, and the biggest losses with the better deci
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from robo_players.coach.outcomes import KeepOutcomes, keep_outcomes
@@ -30,24 +31,22 @@ _finals: OrderedDict[tuple, Finals] = OrderedDict()
 
 def coach_for(layout: Layout, name: str | None = None) -> Coach:
     """The coach of ``layout``'s table (``make_coach``), built once and kept."""
-    key = (Table.of(layout), name)
-    if key not in _coaches:
-        _coaches[key] = make_coach(layout, name)
-        while len(_coaches) > MAX_COACHES:
-            _coaches.popitem(last=False)
-    _coaches.move_to_end(key)
-    return _coaches[key]
+    return _kept(_coaches, (Table.of(layout), name), lambda: make_coach(layout, name))
 
 
 def finals_for_table(layout: Layout, coach: Coach) -> Finals:
     """The model of the final totals of ``layout``'s table for ``coach`` (``finals_for``), built once and kept."""
-    key = (Table.of(layout), coach.name)
-    if key not in _finals:
-        _finals[key] = finals_for(coach, layout)
-        while len(_finals) > MAX_COACHES:
-            _finals.popitem(last=False)
-    _finals.move_to_end(key)
-    return _finals[key]
+    return _kept(_finals, (Table.of(layout), coach.name), lambda: finals_for(coach, layout))
+
+
+def _kept(kept: OrderedDict, key: tuple, make: Callable[[], Any]) -> Any:
+    """``kept[key]``, made by ``make()`` the first time; the ``MAX_COACHES`` used last are kept."""
+    if key not in kept:
+        kept[key] = make()
+        while len(kept) > MAX_COACHES:
+            kept.popitem(last=False)
+    kept.move_to_end(key)
+    return kept[key]
 
 
 def check_target(target: int | None, players: int) -> None:

@@ -12,13 +12,7 @@ from expected_scores.solitaire import solve_solitaire
 from tests.endgames import BruteForce, start_batch
 from yamb.layout import layout
 
-
-@pytest.fixture(scope="module", autouse=True)
-def private_cache(tmp_path_factory):
-    path = tmp_path_factory.mktemp("cache")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("YAMB_CACHE", str(path))
-        yield path
+pytestmark = pytest.mark.usefixtures("private_cache")  # one private solution cache for this module
 
 
 CASES = [

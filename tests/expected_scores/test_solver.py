@@ -19,14 +19,7 @@ from yamb.errors import UnknownColumnError, YambError
 from yamb.layout import layout
 from yamb_app.cli import main
 
-
-@pytest.fixture(scope="module", autouse=True)
-def private_cache(tmp_path_factory):
-    """One private solution cache for this module: each table is solved once."""
-    path = tmp_path_factory.mktemp("cache")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("YAMB_CACHE", str(path))
-        yield path
+pytestmark = pytest.mark.usefixtures("private_cache")  # one private solution cache for this module
 
 
 def turn_expectimax(leaf: np.ndarray, dice, rolls: int) -> float:

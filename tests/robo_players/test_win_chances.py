@@ -36,12 +36,7 @@ FILLED = {"ones": 3, "twos": 6, "threes": 9, "fours": 12, "fives": 15, "one_pair
           "full_house": 18, "chance": 22}  # yatzy: sixes and yatzy open, the bonus needs 18 sixes
 
 
-@pytest.fixture(scope="module", autouse=True)
-def private_cache(tmp_path_factory):
-    path = tmp_path_factory.mktemp("cache")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("YAMB_CACHE", str(path))
-        yield path
+pytestmark = pytest.mark.usefixtures("private_cache")  # one private solution cache for this module
 
 
 # ----------------------------------------------------------------------------- shares
