@@ -2,6 +2,6 @@
 
 import sys
 
-from yamb_app.cli import main
+from yamb_app.program import main
 
 sys.exit(main())

@@ -619,3 +619,29 @@ def test_every_threads_option_has_the_same_limit(capsys: pytest.CaptureFixture[s
             assert f"argument --threads: '{text}' is not a whole number from 1 to {cores:,} (this machine's cores)" in line
         args, _ = parser.parse_known_args([command, *REQUIRED.get(command, []), "--threads", str(cores)])
         assert args.threads == cores
+
+
+EARLY_STOP = """
+import os, signal, sys
+
+class SignalAtImport:
+    # the signal to this process while the program imports numpy, before the command line has begun
+    def find_spec(self, name, path=None, target=None):
+        if name == "numpy":
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.{how})
+        return None
+
+sys.meta_path.insert(0, SignalAtImport())
+sys.argv[1:] = ["simulate", "--preset", "yatzy", "--games", "1"]
+from yamb_app.program import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize(("how", "code", "said"), [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "stopped (SIGTERM)")])
+def test_a_stop_while_the_program_imports_is_one_line(tmp_path: Path, how: str, code: int, said: str) -> None:
+    done = subprocess.run([sys.executable, "-c", EARLY_STOP.format(how=how)], capture_output=True, text=True,
+                          timeout=600, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == code, (done.returncode, done.stderr)
+    assert done.stderr.splitlines() == [f"yamb: {said} while starting"], done.stderr
