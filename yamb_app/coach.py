@@ -184,12 +184,17 @@ def review_data(review: Review, names: list[str]) -> dict[str, Any]:
 
 
 def keep_chances(game: Game, faces: tuple[int, ...] | list[int]) -> KeepOutcomes:
-    """The chances of the patterns of the mover's open rows after keeping ``faces`` now."""
+    """The chances of the patterns of the mover's open rows after keeping ``faces`` now; the patterns the
+    keep can no longer make by the turn's end are left out."""
     own = game.table()
     open_rows = [row for row in game.rows if any(column[row] is None for column in own.values())]
-    return keep_outcomes(game.rules, faces, game.rolls_left, open_rows)
+    outcomes = keep_outcomes(game.rules, faces, game.rolls_left, open_rows)
+    possible = [row for row, p in outcomes.by_end.items() if p > 0]
+    outcomes.next_roll = {row: outcomes.next_roll[row] for row in possible}
+    outcomes.by_end = {row: outcomes.by_end[row] for row in possible}
+    return outcomes
 
 
 def chances_text(chances: KeepOutcomes) -> str:
     """The chances by the turn's last roll, in one line."""
-    return ", ".join(f"{row.replace('_', ' ')} {100 * p:.1f}%" for row, p in chances.by_end.items())
+    return ", ".join(f"{row.replace('_', ' ')} {percent(p)}" for row, p in chances.by_end.items())

@@ -71,8 +71,28 @@ def test_the_hint_of_a_keep_gives_its_pattern_chances(client):
             break
     assert hint["kind"] == "roll"
     expected = keep_outcomes(rules("yatzy"), hint["keep"], 2)
-    assert {o["row"]: o["next_roll"] for o in hint["outcomes"]} == pytest.approx(expected.next_roll)
-    assert {o["row"]: o["by_end"] for o in hint["outcomes"]} == pytest.approx(expected.by_end)
+    possible = {row for row, p in expected.by_end.items() if p > 0}
+    assert {o["row"]: o["next_roll"] for o in hint["outcomes"]} == pytest.approx(
+        {row: p for row, p in expected.next_roll.items() if row in possible})
+    assert {o["row"]: o["by_end"] for o in hint["outcomes"]} == pytest.approx(
+        {row: p for row, p in expected.by_end.items() if row in possible})
+
+
+def test_a_hint_leaves_out_the_patterns_a_keep_can_no_longer_make():
+    """Four ones kept with one roll left: no straight can be made, a Yatzy can; tiny chances are no 0.0 %."""
+    from yamb import Game
+    from yamb_app.coach import chances_text, keep_chances
+
+    game = Game("yatzy", seed=3)
+    game.roll()  # the turn's second roll: one left
+    assert game.rolls_left == 1
+    chances = keep_chances(game, (1, 1, 1, 1))
+    everything = keep_outcomes(rules("yatzy"), (1, 1, 1, 1), 1)
+    assert everything.by_end["small_straight"] == 0 and everything.by_end["large_straight"] == 0
+    assert "small_straight" not in chances.by_end and "large_straight" not in chances.next_roll
+    assert chances.by_end["yatzy"] == pytest.approx(1 / 6)
+    text = chances_text(chances)
+    assert " 0.0%" not in text and "straight" not in text and "yatzy 16.7%" in text, text
 
 
 def test_the_review_s_coach_is_a_registry_name_never_a_path_or_a_look_ahead(client, tmp_path):
