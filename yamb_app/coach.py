@@ -61,6 +61,9 @@ def wants_chances(players: int, target: int | None) -> bool:
     return players > 1 or target is not None
 
 
+OTHERS = " · "  # between the other players' chances
+
+
 def percent(p: float) -> str:
     """A chance in words: 0.1 % steps, with ``<0.1%`` and ``>99.9%`` for the ends that are not certain."""
     if 0 < p < 0.0005:
@@ -84,16 +87,60 @@ def standing_text(names: list[str], chances, exact: bool, target: int | None = N
     return f"{goal_text(target)} ({kind_text(exact)}): {shown}"
 
 
-def win_text(decision: Decision, target: int | None = None) -> str:
-    """The mover's chance before and after a decision, and what it lost against the action best for it."""
+def win_parts(decision: Decision, target: int | None = None,
+              names: list[str] | None = None) -> tuple[str, str | None, str | None, str | None]:
+    """The mover's chance before and after a decision; the others' (with ``names``, else None); what it lost
+    against the action best for it and its chance after that action (None when it lost nothing). Empty
+    without chances."""
     if decision.win_before is None:
-        return ""
+        return "", None, None, None
     p = decision.player
-    text = f"{goal_text(target)} {percent(decision.win_before[p])} -> {percent(decision.win_after[p])}"
-    if decision.win_loss >= 0.0005:
-        text += (f", -{100 * decision.win_loss:.1f} points of chance (better for it: {decision.win_best}, "
-                 f"{percent(decision.win_best_value)})")
-    return text
+    before, after = decision.win_before, decision.win_after
+    chance = f"{goal_text(target)} {percent(before[p])} -> {percent(after[p])}"
+    others = OTHERS.join(f"{names[q]} {percent(before[q])} -> {percent(after[q])}"
+                         for q in range(len(before)) if q != p) if names and len(before) > 1 else None
+    if decision.win_loss < 0.0005:
+        return chance, others or None, None, None
+    return chance, others or None, f"-{100 * decision.win_loss:.1f} points of chance", percent(decision.win_best_value)
+
+
+def win_text(decision: Decision, target: int | None = None, names: list[str] | None = None) -> str:
+    """The mover's chance before and after a decision (the others' too, with ``names``), and what it lost
+    against the action best for it."""
+    chance, others, lost, better = win_parts(decision, target, names)
+    return chance + (f" (others: {others})" if others else "") + (
+        f", {lost} (better for it: {decision.win_best}, {better})" if lost else "")
+
+
+def _fitted(atoms: list[str], width: int) -> list[str]:
+    """``atoms`` joined by spaces into lines of at most ``width`` (an atom longer than that alone on its line)."""
+    lines = [""]
+    for atom in atoms:
+        if lines[-1] and len(lines[-1]) + 1 + len(atom) > width:
+            lines.append(atom)
+        else:
+            lines[-1] = f"{lines[-1]} {atom}".lstrip()
+    return lines
+
+
+def note_lines(decision: Decision, coach_kind: str, target: int | None = None, exact: bool | None = None,
+               names: list[str] | None = None, width: int = 76) -> list[str]:
+    """The coach's word on a move, a clause a line, each within ``width`` however long the moves' names
+    (a line breaks between clauses, never inside a move's name): the class and loss, the better move, the
+    mover's chance, the others', the chance lost and the move that loses none (``exact``: None without
+    chances)."""
+    verdict, better = verdict_parts(decision)
+    lines = _fitted([f"coach ({coach_kind}):", f"{decision.played}:", verdict], width)
+    if better:
+        lines += _fitted(["better:", f"{decision.best},", better], width)
+    if exact is not None:
+        chance, others, lost, best = win_parts(decision, target, names)
+        lines += [f"{chance} ({kind_text(exact)})"] if chance else []
+        if others:
+            each = others.split(OTHERS)
+            lines += _fitted(["others:", *(f"{o}{OTHERS.rstrip()}" for o in each[:-1]), each[-1]], width)
+        lines += _fitted([f"{lost};", "better for it:", f"{decision.win_best},", best], width) if lost else []
+    return lines
 
 
 def values_kind(review_or_coach: Review | Coach) -> str:
@@ -103,14 +150,20 @@ def values_kind(review_or_coach: Review | Coach) -> str:
     return f"the {review_or_coach.coach if isinstance(review_or_coach, Review) else review_or_coach.name} bot's values"
 
 
+def verdict_parts(decision: Decision) -> tuple[str, str | None]:
+    """A decision's class and the points it cost, and the values of the better decision (None when it was
+    best)."""
+    if decision.forced:
+        return "the only move", None
+    if decision.loss < 0.005:
+        return f"best (expected final score {decision.best_value:.1f})", None
+    return f"{decision.label}, -{decision.loss:.1f} points", f"{decision.best_value:.1f} against {decision.value:.1f}"
+
+
 def loss_text(decision: Decision) -> str:
     """One line on a decision: its class and the points it cost, and the better decision."""
-    if decision.forced:
-        return f"{decision.played}: the only move"
-    if decision.loss < 0.005:
-        return f"{decision.played}: best (expected final score {decision.best_value:.1f})"
-    return (f"{decision.played}: {decision.label}, -{decision.loss:.1f} points "
-            f"(better: {decision.best}, {decision.best_value:.1f} against {decision.value:.1f})")
+    verdict, better = verdict_parts(decision)
+    return f"{decision.played}: {verdict}" + (f" (better: {decision.best}, {better})" if better else "")
 
 
 def text_chart(review: Review, names: list[str], height: int = 10, width: int = 64, win: bool = False) -> list[str]:
@@ -165,7 +218,7 @@ def review_text(review: Review, names: list[str], top: int = 5, chart: str = "po
         dice = " ".join(map(str, d.dice))
         lines.append(f"  {names[d.player]}, turn {d.turn}, roll {d.roll}, dice {dice}: {loss_text(d)}")
         if chances:
-            lines.append(f"      {win_text(d, review.target)}")
+            lines.append(f"      {win_text(d, review.target, names)}")
     bounds = ", ".join(f"{name} below {bound:g}" for name, bound in CLASSES[:-1])
     lines += ["", f"Classes by points lost: {bounds}, {CLASSES[-1][0]} from {CLASSES[-2][1]:g}."]
     if chances:

@@ -52,7 +52,9 @@ def test_play_shows_every_player_s_chance_to_win_unless_the_coach_is_off(coached
     kind, mine, theirs = shown[-1]
     if "<" not in mine + theirs and ">" not in mine + theirs:
         assert float(mine) + float(theirs) == pytest.approx(100.0, abs=0.15)
-    assert re.search(rf"keep nothing: [^;]*; chance to win \S+% -> \S+%.*?\({kind}\)", text, re.S)  # may wrap
+    # the coach's word, a clause a line: the move's class, the mover's chance, the other player's
+    assert re.search(rf"keep nothing: .*?chance to win \S+% -> \S+% \({kind}\)\s+others: \S+ \S+% -> \S+%",
+                     text, re.S)
 
 
 @pytest.mark.slow
@@ -109,3 +111,34 @@ def test_yamb_review_of_a_player_alone_gives_the_chance_of_a_target(tmp_path, ca
     assert data["target"] == 150 and data["players"][0]["win_curve"][-1][1] == float(data["players"][0]["score"] >= 150)
     first = data["decisions"][0]["win_before"][0]
     assert 0 < first < 1
+
+
+def test_the_coachs_word_breaks_between_clauses_never_inside_a_move():
+    """The longest names a table has (a counter-announcement on a full house, the look-ahead coach), a loss
+    in points and in chance, three players: every line fits 80 columns with its indent, every move whole."""
+    from robo_players.coach.review import Decision
+    from yamb_app.coach import note_lines, win_text
+
+    played, best, better_for_it = ("announce counter_announce:full_house", "fill late_announce:two_pairs",
+                                   "keep 1 2 3 4 5")
+    decision = Decision(index=3, player=1, turn=2, roll=1, dice=[1, 2, 3, 4, 5], kind="announce", action=0,
+                        played=played, value=1049.93, best_action=1, best=best, best_value=1061.24, loss=11.31,
+                        label="mistake", forced=False, win_before=[0.301, 0.402, 0.297],
+                        win_after=[0.312, 0.371, 0.317], win_best=better_for_it, win_best_value=0.405,
+                        win_loss=0.034)
+    names = ["Ana", "best+lookahead 1", "best+lookahead 2"]
+    for width in (76, 56):
+        lines = note_lines(decision, "the best+lookahead bot's values", target=None, exact=False, names=names,
+                           width=width)
+        assert all(len(line) <= width for line in lines), lines
+        for move in (played, best, better_for_it):
+            assert sum(move in line for line in lines) == 1, (move, lines)
+    text = "\n".join(note_lines(decision, "exact values", exact=True, names=names, width=120))
+    assert "coach (exact values): announce counter_announce:full_house: mistake, -11.3 points" in text
+    assert "better: fill late_announce:two_pairs, 1061.2 against 1049.9" in text
+    assert "chance to win 40.2% -> 37.1% (exact)" in text
+    assert "others: Ana 30.1% -> 31.2% · best+lookahead 2 29.7% -> 31.7%" in text
+    assert "-3.4 points of chance; better for it: keep 1 2 3 4 5, 40.5%" in text
+    assert win_text(decision, None, names) == ("chance to win 40.2% -> 37.1% (others: Ana 30.1% -> 31.2% · "
+                                               "best+lookahead 2 29.7% -> 31.7%), -3.4 points of chance "
+                                               "(better for it: keep 1 2 3 4 5, 40.5%)")

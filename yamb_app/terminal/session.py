@@ -31,12 +31,11 @@ from yamb.game import Cell, Game
 from yamb_app.coach import (
     chances_text,
     keep_chances,
-    loss_text,
+    note_lines,
     percent,
     review_text,
     standing_text,
     values_kind,
-    win_text,
 )
 from yamb_app.moves import Move, cell_text, decode, faces_text, fill_scores
 from yamb_app.seats import load_bot
@@ -189,9 +188,10 @@ class Session:
             return
         decision = verdict(game.history[before])
         style = {"good": "green", "inaccuracy": "yellow"}.get(decision.label, "red")
-        chance = f"; {win_text(decision, self.target)} ({'exact' if self.finals.exact else 'estimated'})" \
-            if self.finals is not None else ""
-        self._coach_note = Text(f"coach ({values_kind(self.coach)}): {loss_text(decision)}{chance}", style=style)
+        lines = note_lines(decision, values_kind(self.coach), self.target,
+                           None if self.finals is None else self.finals.exact,
+                           [seat.name for seat in self.seats], width=self.console.width - 4)
+        self._coach_note = Text("\n    ".join(lines), style=style)  # clauses under the first line
         self.console.print(Text("  ") + self._coach_note)
 
     def _person_step(self) -> None:
@@ -311,7 +311,7 @@ class Session:
             advice = f"keep {faces_text(move.faces)} (type {positions or 'none'}) and roll"
             chances = keep_chances(self.game, move.faces)
             if chances.by_end:
-                advice += f"; chances by the last roll: {chances_text(chances)}"
+                advice += f"\n    chances by the last roll: {chances_text(chances)}"
         else:
             advice = f"announce {cell_text(move.cell)}"
         return f"hint: {self.hint_bot.name} would {advice}"
