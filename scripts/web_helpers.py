@@ -90,12 +90,17 @@ def serving(db: Path, runs: Path | None = None, args: tuple[str, ...] = ()):
 @contextmanager
 def chromium(profile: Path, executable: str = "/usr/bin/chromium"):
     """A headless Chromium page with a fresh profile in ``profile``."""
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=STEP_MS)
     with sync_playwright() as p:
         context = p.chromium.launch_persistent_context(
             str(profile), executable_path=executable, headless=True, args=CHROMIUM_FLAGS,
             viewport=VIEWPORT)
+        # every wait of the page (a navigation, a click, an expectation) as long as a step's: a first game may
+        # compile kernels on a loaded machine; a hang still ends
+        context.set_default_timeout(STEP_MS)
+        context.set_default_navigation_timeout(STEP_MS)
         try:
             yield context.new_page()
         finally:
