@@ -47,7 +47,8 @@ def blunder_then_hints(server, seed: int) -> dict:
     unless it is five alike), then follows the hints to the end."""
     state = server.post("/api/games", {"preset": "yatzy", "seed": seed,
                                        "seats": [{"name": "You"}, {"name": "best", "bot": "best"}]})
-    state = server.post(f"/api/games/{state['id']}/moves", {"kind": "fill", "column": "free", "row": "yatzy"})
+    state = server.post(f"/api/games/{state['id']}/moves",
+                        {"moves": state["moves"], "kind": "fill", "column": "free", "row": "yatzy"})
     return follow_hints(server, state, turns=None)
 
 

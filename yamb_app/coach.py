@@ -65,10 +65,13 @@ OTHERS = " · "  # between the other players' chances
 
 
 def percent(p: float) -> str:
-    """A chance in words: 0.1 % steps, with ``<0.1%`` and ``>99.9%`` for the ends that are not certain."""
-    if 0 < p < 0.0005:
+    """A chance in words: 0.1 % steps, with ``<0.1%`` and ``>99.9%`` for the ends that are not certain,
+    ``0%`` and ``100%`` for those that are."""
+    if p <= 0 or p >= 1:
+        return "0%" if p <= 0 else "100%"
+    if p < 0.0005:
         return "<0.1%"
-    if 0.9995 <= p < 1:
+    if p >= 0.9995:
         return ">99.9%"
     return f"{100 * p:.1f}%"
 

@@ -225,6 +225,36 @@ def test_on_a_phone_nothing_scrolls_sideways(server, page, preset) -> None:
     assert boxes["panel"]["right"] <= boxes["width"], boxes
 
 
+SHOWN = """(ids) => ids.map((id) => { const r = document.getElementById(id).getBoundingClientRect();
+  return {id, top: r.top, bottom: r.bottom, height: r.height}; })"""
+CLIPPED = """() => [...document.querySelectorAll('.sheet')].map((s) => {
+  const sum = s.querySelector('thead th.sum').getBoundingClientRect(), box = s.getBoundingClientRect();
+  return {scroll: s.scrollWidth, client: s.clientWidth, sumWidth: sum.width, inside: sum.right <= box.right}; })"""
+
+
+@pytest.mark.parametrize("preset", ["yamb", "yatzy"])
+def test_on_a_phone_the_dice_the_hint_and_the_coachs_word_are_on_screen(server, page, preset) -> None:
+    """At 390x844, at the top of the page and scrolled to the sheet's last row: the dice, Roll, Hint, the
+    hint and the coach's word after a move are all on the screen; every sheet's sum column whole."""
+    show(page, server, preset, PHONE)
+    page.get_by_test_id("hint").click()
+    expect(page.get_by_test_id("hint-box")).to_contain_text(re.compile(r"would (keep|fill|announce)"), timeout=STEP_MS)
+    page.get_by_test_id("roll").click()  # a move: the coach's word on it
+    expect(page.get_by_test_id("coach-box")).to_be_visible(timeout=STEP_MS)
+    page.get_by_test_id("hint").click()
+    expect(page.get_by_test_id("hint-box")).to_contain_text(re.compile(r"would (keep|fill|announce)"), timeout=STEP_MS)
+    last_row = page.locator(".sheet.to-move tbody tr").last
+    for where in ("top", "the sheet's end"):
+        if where != "top":
+            last_row.scroll_into_view_if_needed()
+        shown = page.evaluate(SHOWN, ["dice", "roll", "hint", "coach-box", "hint-box"])
+        for box in shown:
+            assert box["height"] > 0 and 0 <= box["top"] and box["bottom"] <= PHONE[1], (where, box)
+    sheets = page.evaluate(CLIPPED)
+    assert all(s["scroll"] <= s["client"] and s["inside"] and s["sumWidth"] >= 30 for s in sheets), sheets
+    assert page.evaluate(BOXES)["scrollWidth"] <= PHONE[0]
+
+
 def test_the_hint_shows_above_the_fold_at_1280x800(server, page) -> None:
     show(page, server, "yamb", (1280, 800))
     page.get_by_test_id("hint").click()

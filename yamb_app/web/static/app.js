@@ -315,7 +315,7 @@ function renderHint() {
     chances ? " The chances are exact: the next roll alone, and by the turn's last roll keeping the dice that chase each pattern." : ""));
 }
 
-const percent = (p) => (p >= 1 ? "100%" : p >= 0.9995 ? ">99.9%" : p < 0.0005 && p > 0 ? "<0.1%" : `${(100 * p).toFixed(1)}%`);
+const percent = (p) => (p >= 1 ? "100%" : p <= 0 ? "0%" : p >= 0.9995 ? ">99.9%" : p < 0.0005 ? "<0.1%" : `${(100 * p).toFixed(1)}%`);
 const coachOn = () => $("coach-on").checked;
 
 function coachText(note) {
