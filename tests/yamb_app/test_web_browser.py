@@ -17,7 +17,6 @@ import pytest
 from playwright.sync_api import expect
 
 from scripts.web_helpers import STEP_MS, chromium, make_run, play_my_turns, start_server
-from tests.programs import require_binary
 from yamb.game import Game
 
 pytestmark = pytest.mark.slow  # a real Chromium against a real yamb serve
@@ -26,12 +25,7 @@ pytestmark = pytest.mark.slow  # a real Chromium against a real yamb serve
 
 
 @pytest.fixture(scope="module")
-def browser_path():
-    return require_binary("chromium")
-
-
-@pytest.fixture(scope="module")
-def server(browser_path, tmp_path_factory):
+def server(browser_path, tmp_path_factory):  # one server for the module's tests, with runs to show
     root = tmp_path_factory.mktemp("web")
     make_run(root / "runs")
     (root / "runs" / "damaged").mkdir()

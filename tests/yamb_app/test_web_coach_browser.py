@@ -8,26 +8,13 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from scripts.web_helpers import STEP_MS, chromium, play_my_turns, start_server
-from tests.programs import require_binary
+from scripts.web_helpers import STEP_MS, chromium, play_my_turns
 from tests.yamb_app.test_web_pages_policy import RECORD_VIOLATIONS
 from yamb.dice import counts_of
 
 pytestmark = pytest.mark.slow  # a real Chromium against a real yamb serve
 
 SEED = 5
-
-
-@pytest.fixture(scope="module")
-def browser_path():
-    return require_binary("chromium")
-
-
-@pytest.fixture
-def server(browser_path, tmp_path):
-    server = start_server(tmp_path / "games.sqlite3")
-    yield server
-    server.stop()
 
 
 def test_a_blunder_is_named_at_once_and_in_the_review(server, browser_path, tmp_path):
