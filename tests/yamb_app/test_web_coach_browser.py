@@ -61,3 +61,28 @@ def test_a_blunder_is_named_at_once_and_in_the_review(server, browser_path, tmp_
         page.get_by_test_id("review-open").click()  # from the Moves list too
         expect(page.get_by_test_id("review-biggest")).to_contain_text("fill free:yatzy", timeout=STEP_MS)
         assert page.evaluate("window.violations") == []  # the coach and the review keep to the page's policy
+
+
+LABELS = """() => [...document.querySelectorAll('[data-testid=review-curve] > text')].map((t) => {
+  const r = t.getBoundingClientRect(); return {text: t.textContent, left: r.left, right: r.right, top: r.top,
+  bottom: r.bottom}; })"""
+
+
+def test_the_review_of_a_first_turn_has_labels_that_do_not_overlap(server, browser_path, tmp_path):
+    """A review opened after the first turn: one point a player, its turn's label once, in the middle."""
+    state = server.post("/api/games", {"preset": "yatzy", "seed": SEED, "seats": [{"name": "You"}]})
+    server.post(f"/api/games/{state['id']}/moves",
+                {"moves": state["moves"], "kind": "fill", "column": "free", "row": "chance"})
+    with chromium(tmp_path / "profile", browser_path) as page:
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.goto(f"{server.url}/#g={state['id']}")
+        page.get_by_test_id("review-open").click()
+        expect(page.get_by_test_id("review-curve")).to_be_visible()
+        labels = page.evaluate(LABELS)
+        boxes = [b for b in labels if b["right"] > b["left"]]
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                apart = a["right"] <= b["left"] or b["right"] <= a["left"] or a["bottom"] <= b["top"] or \
+                    b["bottom"] <= a["top"]
+                assert apart, (a, b)
+        assert [b["text"] for b in labels].count("turn 1") == 1, labels

@@ -21,13 +21,16 @@ function reviewCurve(review, win) {
   const turns = Math.max(...points.map(([t]) => t));
   let low = Math.min(...points.map(([, v]) => v)), high = Math.max(...points.map(([, v]) => v));
   if (win) { low = 0; high = 100; } else if (high - low < 10) { low -= 5; high += 5; }
-  const x = (t) => left + ((t - 1) / Math.max(turns - 1, 1)) * (width - left - right);
+  const single = turns <= 1; // one turn: its points, and its one label, in the middle
+  const x = (t) => (single ? (left + width - right) / 2 : left + ((t - 1) / (turns - 1)) * (width - left - right));
   const y = (v) => top + (1 - (v - low) / (high - low)) * (height - top - bottom);
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => low + f * (high - low));
   const grid = ticks.map((v) => [svg("line", { class: "axis", x1: left, x2: width - right, y1: y(v), y2: y(v) }),
     svg("text", { x: left - 6, y: y(v) + 4, "text-anchor": "end" }, String(Math.round(v)))]);
-  const labels = [svg("text", { x: x(1), y: height - 8, "text-anchor": "start" }, "turn 1"),
-    svg("text", { x: x(turns), y: height - 8, "text-anchor": "end" }, review.over ? "final" : `turn ${turns}`)];
+  const last = review.over ? "final" : `turn ${turns}`;
+  const labels = single ? [svg("text", { x: x(1), y: height - 8, "text-anchor": "middle" }, last)]
+    : [svg("text", { x: x(1), y: height - 8, "text-anchor": "start" }, "turn 1"),
+      svg("text", { x: x(turns), y: height - 8, "text-anchor": "end" }, last)];
   const lines = review.players.map((p, i) => {
     const colour = REVIEW_COLOURS[i % REVIEW_COLOURS.length];
     const curve = curveOf(p);
