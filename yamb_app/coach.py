@@ -192,7 +192,7 @@ def text_chart(review: Review, names: list[str], height: int = 10, width: int = 
     lines = [label + "".join(cells) for label, cells in zip(labels, grid)]
     lines.append(" " * 7 + "+" + "-" * cols)
     last = "end" if review.over else f"turn {turns}"
-    lines.append(" " * 8 + f"turn 1{' ' * max(cols - 6 - len(last), 1)}{last}")
+    lines.append(" " * 8 + (last if turns == 1 else f"turn 1{' ' * max(cols - 6 - len(last), 1)}{last}"))
     lines.append("        " + "   ".join(f"{MARKS[i % len(MARKS)]} {name}" for i, name in enumerate(names)))
     return lines
 

@@ -142,3 +142,14 @@ def test_the_coachs_word_breaks_between_clauses_never_inside_a_move():
     assert win_text(decision, None, names) == ("chance to win 40.2% -> 37.1% (others: Ana 30.1% -> 31.2% · "
                                                "best+lookahead 2 29.7% -> 31.7%), -3.4 points of chance "
                                                "(better for it: keep 1 2 3 4 5, 40.5%)")
+
+
+def test_the_text_chart_of_one_turn_names_it_once():
+    from robo_players.coach.review import PlayerReview, Review
+    from yamb_app.coach import text_chart
+
+    players = [PlayerReview(player=p, loss=0.0, decisions=1, classes={}, curve=[(1, 240.0 + p)], score=0)
+               for p in range(2)]
+    lines = text_chart(Review(coach="optimal", exact=True, over=False, decisions=[], players=players), ["A", "B"])
+    axis = lines[-2]
+    assert axis.split() == ["turn", "1"], lines
