@@ -11,23 +11,31 @@ For every state between turns ``(mask, upper, y)`` of ``expected_scores.solitair
   of a state are planned together, one per SIMD lane, by ``plan_values``).
 
 Both come from the full sheet back to the empty one, level by level, like the
-solver: the end of a turn with multiset ``m`` in row ``r`` shifts the next
-state's vector by the points earned; ``dist`` then follows the policy's keeps
-(``_keep_values`` of the lanes, so a keep's distribution is the mean over the
-die added, as the turn optimizer's values are), ``reach`` takes the best fill
-for each ``t`` and the turn optimizer's recursion.
+solver, the masks of a level on every thread (each state's sums in a fixed
+order: the thread count changes no bit). The end of a turn with multiset ``m``
+in row ``r`` shifts the next state's vector by the points earned. ``dist`` is
+the mean of those shifted vectors weighted by each ending's probability under
+the policy's keeps (``_ending_probs``: the keeps of ``plan_lanes``, a keep's
+dice added one at a time); ``reach`` takes the best fill for each ``t`` and the
+turn optimizer's recursion (``_reach_turn``: ``plan_values``' sums and
+comparisons in its order, so its values bit for bit, in blocks of at most
+``LANES`` thresholds).
 
 Yahtzee's extra bonuses (100 a Yahtzee) make long thin tails: the points still
 to come are **lumped at** ``CAP`` (500): the last entry of a Yahtzee state's
 vector is the probability of ``CAP`` or more, and ``tail[s]`` keeps
 ``E[(rest - CAP)+]`` so that means stay exact; a chance of reaching more than
-``CAP`` is read as that of reaching ``CAP``. Stored trimmed: the ends of a
+``CAP`` is read as that of reaching ``CAP``. Trimmed: the ends of a
 distribution whose total probability is at most ``TRIM`` (each side), the
-reach chances within ``TRIM`` of 1 (read as 1) or of 0 (read as 0).
+reach chances within ``TRIM`` of 1 (read as 1) or of 0 (read as 0). Built in
+float64; the cache file keeps the probabilities and chances in float32 (each
+within a relative 2**-24 of the float64 value: ``stored``) and each
+distribution's mean in float64 (``means``, from the float64 distribution).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import struct
 import sys
@@ -60,7 +68,7 @@ from yamb.rules import N_NUMBER_ROWS, Rules
 
 CAP = {"yahtzee": 500}  # points still to come lumped at this many (no cap: the largest possible)
 TRIM = 1e-12
-FORMAT = 1
+FORMAT = 2  # 2: probabilities and chances stored in float32, each state's mean in float64
 LANES = 128  # reach chances planned at most this many thresholds at a time
 MOST_POINTS = 256  # more than one turn ever earns
 
@@ -441,13 +449,15 @@ def _state_index(rules: Rules, filled: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ScoreTables:
-    """The distributions (``dist``, ``tail``) and reach chances (``reach``) of every state of ``index``."""
+    """The distributions (``dist``, ``tail``) and reach chances (``reach``) of every state of ``index``, with
+    each distribution's mean (``means``, from the float64 distribution as built)."""
 
     rules: Rules
     index: np.ndarray  # (2**R, threshold + 1, 1 or 2) int64, -1 where not tabulated
     dist: Vectors
     tail: np.ndarray  # (n,) E[(rest - cap)+], 0 without a cap
     reach: Vectors
+    means: np.ndarray  # (n,) float64
     cap: int
     seconds: float
 
@@ -470,9 +480,8 @@ class ScoreTables:
         return out
 
     def mean(self, s: int) -> float:
-        """The expected points still to come from state ``s``, from its distribution."""
-        p = self.distribution(s)
-        return float(np.arange(len(p)) @ p + self.tail[s])
+        """The expected points still to come from state ``s``: its distribution's mean, in float64 as built."""
+        return float(self.means[s])
 
     def chances(self, s: np.ndarray, t: np.ndarray) -> np.ndarray:
         """The largest chance of scoring at least ``t`` more from states ``s`` (batched)."""
@@ -488,9 +497,22 @@ def _entries(vectors, s, x, out):
         out[i] = entry(vectors, s[i], x[i])
 
 
+@njit(cache=True)
+def _means(dist, tail):
+    """Each state's expected points still to come: its distribution's mean plus the lumped part's excess."""
+    n = len(tail)
+    out = np.empty(n)
+    for s in range(n):
+        total = 0.0
+        for j in range(dist.start[s + 1] - dist.start[s]):
+            total += (dist.lo[s] + j) * dist.flat[dist.start[s] + j]
+        out[s] = total + tail[s]
+    return out
+
+
 def build_tables(solution: SolitaireSolution, filled: int = 0, progress: bool = False,
                  lanes: int = LANES) -> ScoreTables:
-    """The ``ScoreTables`` of the states whose filled rows include ``filled`` (0: every state)."""
+    """The ``ScoreTables`` of the states whose filled rows include ``filled`` (0: every state), in float64."""
     begin = time.perf_counter()
     rules = solution.rules
     cap = CAP.get(rules.name, 1 << 30)
@@ -515,8 +537,18 @@ def build_tables(solution: SolitaireSolution, filled: int = 0, progress: bool = 
         if progress:
             print(f"  score distributions of {rules.name}: {rules.n_rows - level} rows open done "
                   f"({time.perf_counter() - begin:.0f} s)", file=sys.stderr, flush=True)
-    return ScoreTables(rules, index, _trim(dist, False), tail, _trim(reach, True), cap,
-                       time.perf_counter() - begin)
+    dist = _trim(dist, False)
+    reach = _trim(reach, True)
+    return ScoreTables(rules, index, dist, tail, reach, _means(dist, tail), cap, time.perf_counter() - begin)
+
+
+def stored(tables: ScoreTables) -> ScoreTables:
+    """``tables`` as the cache file keeps them: the probabilities and chances in float32 (each within a
+    relative 2**-24 of the float64 value), the rest as they are."""
+    def narrow(v: Vectors) -> Vectors:
+        return Vectors(v.start, v.lo, v.flat.astype(np.float32), v.below)
+
+    return dataclasses.replace(tables, dist=narrow(tables.dist), reach=narrow(tables.reach))
 
 
 def tables_path(rules: Rules) -> Path:
@@ -528,36 +560,53 @@ def _tables_digest(rules: Rules) -> str:
     return hashlib.sha256(f"{_digest(rules, 'free')} {FORMAT} {CAP.get(rules.name)} {TRIM}".encode()).hexdigest()[:16]
 
 
-def score_tables(preset: str = "yatzy", joker: str | None = None, use_cache: bool = True) -> ScoreTables:
-    """The ``ScoreTables`` of solitaire Yatzy or Yahtzee: from the cache, else built (minutes) and cached."""
-    solution = solve(preset, joker=joker)
-    if not isinstance(solution, SolitaireSolution):
-        raise TypeError(f"score distributions are tabulated for Yatzy and Yahtzee only, not {preset}")
-    rules = solution.rules
-    path, digest = tables_path(rules), _tables_digest(rules)
-    if use_cache and path.exists():
-        with np.load(path) as f:
-            if str(f["digest"]) == digest:
-                return ScoreTables(rules, f["index"], Vectors(f["dist_start"], f["dist_lo"], f["dist"], 0.0),
-                                   f["tail"], Vectors(f["reach_start"], f["reach_lo"], f["reach"], 1.0),
-                                   int(f["cap"]), float(f["seconds"]))
-    print(f"tabulating the score distributions of {rules.name} exactly, once (minutes); cached in {path}",
-          file=sys.stderr, flush=True)
-    tables = build_tables(solution, progress=True)
-    arrays = {"index": tables.index, "dist_start": tables.dist.start, "dist_lo": tables.dist.lo,
-              "dist": tables.dist.flat, "tail": tables.tail, "reach_start": tables.reach.start,
-              "reach_lo": tables.reach.lo, "reach": tables.reach.flat, "cap": tables.cap,
-              "seconds": tables.seconds, "digest": digest}
+def save_tables(tables: ScoreTables, path: Path, digest: str) -> None:
+    """Write ``stored(tables)`` to ``path`` (an uncompressed ``.npz``, so that it can be mapped)."""
+    small = stored(tables)
+    arrays = {"index": small.index, "dist_start": small.dist.start, "dist_lo": small.dist.lo,
+              "dist": small.dist.flat, "tail": small.tail, "reach_start": small.reach.start,
+              "reach_lo": small.reach.lo, "reach": small.reach.flat, "means": small.means, "cap": small.cap,
+              "seconds": small.seconds, "digest": digest}
 
     def write(tmp: Path) -> None:
         with open(tmp, "wb") as f:
             np.savez(f, **arrays)
 
+    write_atomically(path, write)
+
+
+def load_tables(rules: Rules, path: Path, digest: str) -> ScoreTables | None:
+    """The ``ScoreTables`` of ``rules`` mapped from ``path`` (pages read as they are used), or None when the
+    file is missing, unreadable or of other rules or another format."""
     try:
-        write_atomically(path, write)
+        f = _mapped(path)
+        if str(f["digest"]) != digest:
+            return None
+        return ScoreTables(rules, f["index"], Vectors(f["dist_start"], f["dist_lo"], f["dist"], 0.0), f["tail"],
+                           Vectors(f["reach_start"], f["reach_lo"], f["reach"], 1.0), f["means"], int(f["cap"]),
+                           float(f["seconds"]))
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+        return None
+
+
+def score_tables(preset: str = "yatzy", joker: str | None = None, use_cache: bool = True) -> ScoreTables:
+    """The ``ScoreTables`` of solitaire Yatzy or Yahtzee as stored (``stored``): mapped from the cache, else
+    built (minutes) and cached."""
+    solution = solve(preset, joker=joker)
+    if not isinstance(solution, SolitaireSolution):
+        raise TypeError(f"score distributions are tabulated for Yatzy and Yahtzee only, not {preset}")
+    rules = solution.rules
+    path, digest = tables_path(rules), _tables_digest(rules)
+    if use_cache and (tables := load_tables(rules, path, digest)) is not None:
+        return tables
+    print(f"tabulating the score distributions of {rules.name} exactly, once (minutes); cached in {path}",
+          file=sys.stderr, flush=True)
+    tables = build_tables(solution, progress=True)
+    try:
+        save_tables(tables, path, digest)
     except WriteError as error:
         print(f"could not cache the score tables in {path}: {error.reason}", file=sys.stderr)
-    return tables
+    return stored(tables)
 
 
 def _mapped(path: Path) -> dict[str, np.ndarray]:
@@ -586,15 +635,7 @@ def cached_tables(preset: str = "yatzy", joker: str | None = None) -> ScoreTable
     if not isinstance(solution, SolitaireSolution):
         return None
     rules = solution.rules
-    path = tables_path(rules)
-    try:
-        f = _mapped(path)
-        if str(f["digest"]) != _tables_digest(rules):
-            return None
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
-        return None
-    return ScoreTables(rules, f["index"], Vectors(f["dist_start"], f["dist_lo"], f["dist"], 0.0), f["tail"],
-                       Vectors(f["reach_start"], f["reach_lo"], f["reach"], 1.0), int(f["cap"]), float(f["seconds"]))
+    return load_tables(rules, tables_path(rules), _tables_digest(rules))
 
 
 def endgame_tables(rules: Rules, filled: int) -> ScoreTables:
