@@ -11,23 +11,31 @@ For every state between turns ``(mask, upper, y)`` of ``expected_scores.solitair
   of a state are planned together, one per SIMD lane, by ``plan_values``).
 
 Both come from the full sheet back to the empty one, level by level, like the
-solver: the end of a turn with multiset ``m`` in row ``r`` shifts the next
-state's vector by the points earned; ``dist`` then follows the policy's keeps
-(``_keep_values`` of the lanes, so a keep's distribution is the mean over the
-die added, as the turn optimizer's values are), ``reach`` takes the best fill
-for each ``t`` and the turn optimizer's recursion.
+solver, the masks of a level on every thread (each state's sums in a fixed
+order: the thread count changes no bit). The end of a turn with multiset ``m``
+in row ``r`` shifts the next state's vector by the points earned. ``dist`` is
+the mean of those shifted vectors weighted by each ending's probability under
+the policy's keeps (``_ending_probs``: the keeps of ``plan_lanes``, a keep's
+dice added one at a time); ``reach`` takes the best fill for each ``t`` and the
+turn optimizer's recursion (``_reach_turn``: ``plan_values``' sums and
+comparisons in its order, so its values bit for bit, in blocks of at most
+``LANES`` thresholds).
 
 Yahtzee's extra bonuses (100 a Yahtzee) make long thin tails: the points still
 to come are **lumped at** ``CAP`` (500): the last entry of a Yahtzee state's
 vector is the probability of ``CAP`` or more, and ``tail[s]`` keeps
 ``E[(rest - CAP)+]`` so that means stay exact; a chance of reaching more than
-``CAP`` is read as that of reaching ``CAP``. Stored trimmed: the ends of a
+``CAP`` is read as that of reaching ``CAP``. Trimmed: the ends of a
 distribution whose total probability is at most ``TRIM`` (each side), the
-reach chances within ``TRIM`` of 1 (read as 1) or of 0 (read as 0).
+reach chances within ``TRIM`` of 1 (read as 1) or of 0 (read as 0). Built in
+float64; the cache file keeps the probabilities and chances in float32 (each
+within a relative 2**-24 of the float64 value: ``stored``) and each
+distribution's mean in float64 (``means``, from the float64 distribution).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import struct
 import sys
@@ -41,7 +49,7 @@ import numpy as np
 from numba import njit, prange
 
 from expected_scores.column_levels import level_masks
-from expected_scores.lanes import NO_HANDS, _keep_values, plan_lanes, plan_values
+from expected_scores.lanes import NO_HANDS, plan_lanes
 from expected_scores.solitaire import (
     SolitaireSolution,
     _fill_value,
@@ -55,11 +63,13 @@ from expected_scores.solve import _digest, cache_dir, solve
 from expected_scores.turn import STOP
 from expected_scores.upper_sum import reachable_upper
 from yamb.atomic import WriteError, write_atomically
+from yamb.dice import FACES
 from yamb.rules import N_NUMBER_ROWS, Rules
 
 CAP = {"yahtzee": 500}  # points still to come lumped at this many (no cap: the largest possible)
 TRIM = 1e-12
-FORMAT = 1
+FORMAT = 2  # 2: probabilities and chances stored in float32, each state's mean in float64
+LANES = 128  # reach chances planned at most this many thresholds at a time
 MOST_POINTS = 256  # more than one turn ever earns
 
 
@@ -130,30 +140,133 @@ def _shift_into(dist, tail, s, points, out, cap):
             out[width] += p * (x + points - cap)
 
 
+@njit(cache=True, inline="always")
+def _add_shifted(dist, tail, s, points, weight, out, cap):
+    """``out[:W] += weight *`` the distribution of state ``s`` moved up by ``points``, lumped at ``cap`` (when
+    the vector reaches it); ``out[W] += weight *`` the lumped part's ``E[(rest - cap)+]``."""
+    width = out.shape[0] - 1
+    out[width] += weight * tail[s]
+    a, lo = dist.start[s], dist.lo[s] + points
+    for j in range(dist.start[s + 1] - a):
+        x = lo + j
+        p = weight * dist.flat[a + j]
+        if x < width - 1 or width - 1 < cap:
+            out[x] += p
+        else:
+            out[width - 1] += p
+            out[width] += p * (x - cap)
+
+
 @njit(cache=True)
-def _shifted_chances(reach, s, points, out):
-    """``out[t]``: the chance of reaching ``t - points`` from state ``s``, for every ``t``."""
-    width = out.shape[0]
-    lo, n = reach.lo[s], reach.start[s + 1] - reach.start[s]
-    flat = reach.flat[reach.start[s]: reach.start[s + 1]]
-    first = points + max(lo, 1)  # before: reached already, or fewer than lo more needed: 1
-    for t in range(min(width, first)):
-        out[t] = 1.0
-    for t in range(first, min(width, points + lo + n)):
-        out[t] = flat[t - points - lo]
-    for t in range(max(first, points + lo + n), width):
-        out[t] = 0.0
+def _ending_probs(keep, b, dice, end, mass):
+    """``end[m]``: the probability that a turn played by the keeps ``keep[:, :, b]`` ends holding hand ``m``
+    (``mass``: (K,) work array). A keep's dice are added one at a time, as ``_keep_values`` averages them."""
+    n_multisets = end.shape[0]
+    first_full = dice.add_die.shape[0] - n_multisets
+    for m in range(n_multisets):
+        end[m] = 0.0
+        mass[first_full + m] = dice.first_prob[m]
+    for t in range(dice.rolls - 1):
+        for k in range(first_full):
+            mass[k] = 0.0
+        for m in range(n_multisets):
+            k, p = keep[t, m, b], mass[first_full + m]
+            if k == STOP:
+                end[m] += p
+            else:
+                mass[k] += p
+            mass[first_full + m] = 0.0
+        for k in range(first_full):  # add_die[k] > k: a keep's mass is whole before it is passed on
+            share = mass[k] / FACES
+            for f in range(FACES):
+                mass[dice.add_die[k, f]] += share
+    for m in range(n_multisets):
+        end[m] += mass[first_full + m]
+
+
+@njit(cache=True, inline="always")
+def _fill_chances(reach, s, x0, row):
+    """``row[i]``: the chance of reaching ``x0 + i`` more from state ``s``, for every lane ``i``."""
+    lanes = row.shape[0]
+    lo, n, a = reach.lo[s], reach.start[s + 1] - reach.start[s], reach.start[s]
+    ones = min(lanes, max(0, max(lo, 1) - x0))  # reached already, or fewer than lo more needed: 1
+    stored = min(lanes, max(ones, lo + n - x0))
+    for i in range(ones):
+        row[i] = 1.0
+    for i in range(ones, stored):
+        row[i] = reach.flat[a + x0 + i - lo]
+    for i in range(stored, lanes):
+        row[i] = 0.0
+
+
+@njit(cache=True)
+def _reach_turn(opt, dice, kv, row, out):
+    """``out[i]``: the best chance of lane ``i`` over a turn whose endings with hand ``m`` are worth
+    ``opt[m, i]`` after any roll: ``plan_values``' comparisons and sums in its order (so its values, bit
+    for bit) with the options read in place, each keep's best play written over its value (``kv``: (K, L)
+    work array, ``row``: (L,))."""
+    add_die, remove_die, first_prob = dice.add_die, dice.remove_die, dice.first_prob
+    n_multisets, lanes = opt.shape
+    first_full = add_die.shape[0] - n_multisets
+    for m in range(n_multisets):  # the last roll's values: the options
+        kv[first_full + m, :] = opt[m]
+    for i in range(lanes):
+        out[i] = 0.0
+    for t in range(dice.rolls - 2, -1, -1):
+        for k in range(first_full - 1, -1, -1):  # a keep's value: the mean over the die added
+            a0, a1, a2 = kv[add_die[k, 0]], kv[add_die[k, 1]], kv[add_die[k, 2]]
+            a3, a4, a5 = kv[add_die[k, 3]], kv[add_die[k, 4]], kv[add_die[k, 5]]
+            dst = kv[k]
+            for i in range(lanes):
+                s = 0.0
+                s += a0[i]
+                s += a1[i]
+                s += a2[i]
+                s += a3[i]
+                s += a4[i]
+                s += a5[i]
+                dst[i] = s / FACES
+        for k in range(first_full):  # its best play: it or one of its sub-keeps (smaller numbers, done)
+            dst = kv[k]
+            for f in range(FACES):
+                j = remove_die[k, f]
+                if j >= 0:
+                    src = kv[j]
+                    for i in range(lanes):
+                        dst[i] = src[i] if src[i] > dst[i] else dst[i]  # noqa: FURB136
+        for m in range(n_multisets):  # a hand's: stop, or its best keep
+            o = opt[m]
+            for i in range(lanes):
+                row[i] = o[i]
+            for f in range(FACES):
+                j = remove_die[first_full + m, f]
+                if j >= 0:
+                    src = kv[j]
+                    for i in range(lanes):
+                        row[i] = src[i] if src[i] > row[i] else row[i]  # noqa: FURB136
+            if t > 0:
+                kv[first_full + m, :] = row
+            else:
+                p = first_prob[m]
+                for i in range(lanes):
+                    out[i] += p * row[i]
+    if dice.rolls == 1:
+        for m in range(n_multisets):
+            p = first_prob[m]
+            for i in range(lanes):
+                out[i] += p * opt[m, i]
 
 
 @njit(cache=True, parallel=True)
-def _build_level(masks, moves, params, dice, dist, tail, reach):
-    """Fill ``dist``, ``tail`` and ``reach`` of every state of each mask in ``masks`` (one level)."""
+def _build_level(masks, moves, params, dice, dist, tail, reach, lanes):
+    """Fill ``dist``, ``tail`` and ``reach`` of every state of each mask in ``masks`` (one level), the reach
+    chances planned ``lanes`` thresholds at a time."""
     for i in prange(len(masks)):
-        _build_mask(masks[i], moves, params, dice, dist, tail, reach)
+        _build_mask(masks[i], moves, params, dice, dist, tail, reach, lanes)
 
 
 @njit(cache=True)
-def _build_mask(mask, moves, params, dice, dist, tail, reach):
+def _build_mask(mask, moves, params, dice, dist, tail, reach, lanes):
     """Fill ``dist``, ``tail`` and ``reach`` of every state of filled rows ``mask``."""
     scores, five_face, index = moves.scores, moves.five_face, moves.index
     n_multisets, n_rows, rolls = scores.shape[0], params.n_rows, dice.rolls
@@ -192,81 +305,73 @@ def _build_mask(mask, moves, params, dice, dist, tail, reach):
     plan_lanes(options, no_pure, dice.add_die, dice.remove_die, dice.first_prob, value, keep,
                np.empty((n_keeps, n)), np.empty((n_keeps, n)), np.empty((n_keeps, n), dtype=np.int32),
                NO_HANDS, dice.sub_keeps)
-    layer_buf = np.empty(rolls * n_multisets * (widest + 1))
-    value_buf = np.empty(rolls * n_multisets * widest)
-    kv_buf = np.empty(n_keeps * (widest + 1))
-    best_buf = np.empty(n_keeps * widest)
+    end = np.empty(n_multisets)
+    mass = np.empty(n_keeps)
+    acc = np.empty(widest + 1)
+    opts_buf = np.empty(n_multisets * lanes)
+    kv_buf = np.empty(n_keeps * lanes)
+    row_buf = np.empty(lanes)
+    block_buf = np.empty(lanes)
+    rows_buf = np.empty(n_multisets * n_rows * lanes)
     points = np.empty((n_multisets, n_rows), dtype=np.int64)
-    made = np.empty((n_rows, MOST_POINTS), dtype=np.int64)  # the state whose chances rows_buf[r, points] holds
-    rows_buf = np.empty((n_rows, MOST_POINTS, widest))
     nxt = np.full((n_multisets, n_rows), -1, dtype=np.int64)
+    ending = np.empty((n_multisets, n_rows), dtype=np.int64)  # its number among the state's distinct endings
+    ending_state = np.empty(n_multisets * n_rows, dtype=np.int64)
+    ending_points = np.empty(n_multisets * n_rows, dtype=np.int64)
+    made = np.full((n_rows, MOST_POINTS, 3), -1, dtype=np.int64)  # (for state b, next state, ending) of (r, points)
     for b in range(n):
         u, y = states[b, 0], states[b, 1]
         s = index[mask, u, y]
         width = dist.start[s + 1] - dist.start[s]
+        n_endings = 0
         for m in range(n_multisets):
             allowed = allowed_rows(mask, five_face[m], params)
             for r in range(n_rows):
                 nxt[m, r] = -1
+                ending[m, r] = -1
                 if (allowed >> r) & 1:
-                    points[m, r], nxt[m, r] = _move(mask, u, y, m, r, moves, params)
-        # the distribution under the policy
-        layer = layer_buf[: rolls * n_multisets * (width + 1)].reshape((rolls, n_multisets, width + 1))
-        kv = kv_buf[: n_keeps * (width + 1)].reshape((n_keeps, width + 1))
-        for m in range(n_multisets):
-            r = best_row[m, b]
-            _shift_into(dist, tail, nxt[m, r], points[m, r], layer[rolls - 1, m], moves.cap)
-        for t in range(rolls - 2, -1, -1):
-            _keep_values(t, layer, no_pure, dice.add_die, dice.first_prob, layer, kv)
-            for m in range(n_multisets):
-                k = keep[t, m, b]
-                src = layer[rolls - 1, m] if k == STOP else kv[k]
-                for x in range(width + 1):
-                    layer[t, m, x] = src[x]
-        out = dist.flat[dist.start[s]: dist.start[s + 1]]
-        for x in range(width):
+                    pr, ns = _move(mask, u, y, m, r, moves, params)
+                    points[m, r], nxt[m, r] = pr, ns
+                    if made[r, pr, 0] != b or made[r, pr, 1] != ns:
+                        made[r, pr, 0], made[r, pr, 1], made[r, pr, 2] = b, ns, n_endings
+                        ending_state[n_endings], ending_points[n_endings] = ns, pr
+                        n_endings += 1
+                    ending[m, r] = made[r, pr, 2]
+        # the distribution under the policy: each ending's, weighted by its probability
+        _ending_probs(keep, b, dice, end, mass)
+        out = acc[: width + 1]
+        for x in range(width + 1):
             out[x] = 0.0
-        total_tail = 0.0
         for m in range(n_multisets):
-            p = dice.first_prob[m]
-            for x in range(width):
-                out[x] += p * layer[0, m, x]
-            total_tail += p * layer[0, m, width]
-        tail[s] = total_tail
-        # the best chance of reaching each t, every t in its own lane
-        opts = layer_buf[: rolls * n_multisets * width].reshape((rolls, n_multisets, width))
-        val = value_buf[: rolls * n_multisets * width].reshape((rolls, n_multisets, width))
-        kv2 = kv_buf[: n_keeps * width].reshape((n_keeps, width))
-        best2 = best_buf[: n_keeps * width].reshape((n_keeps, width))
-        for r in range(n_rows):  # each ending's row of chances is made once per row and points
-            for k in range(MOST_POINTS):
-                made[r, k] = -1
-        for m in range(n_multisets):
-            row = opts[0, m]
-            for t in range(width):
-                row[t] = -np.inf
-            for r in range(n_rows):
-                ns = nxt[m, r]
-                if ns < 0:
-                    continue
-                pr = points[m, r]
-                if made[r, pr] != ns:
-                    _shifted_chances(reach, ns, pr, rows_buf[r, pr, :width])
-                    made[r, pr] = ns
-                src = rows_buf[r, pr]
-                for t in range(width):
-                    row[t] = src[t] if src[t] > row[t] else row[t]
-            for t in range(1, rolls):
-                for x in range(width):
-                    opts[t, m, x] = row[x]
-        plan_values(opts, no_pure, dice.add_die, dice.remove_die, dice.first_prob, val, kv2, best2)
-        out = reach.flat[reach.start[s]: reach.start[s + 1]]
-        for t in range(width):
-            out[t] = 0.0
-        for m in range(n_multisets):
-            p = dice.first_prob[m]
-            for t in range(width):
-                out[t] += p * val[0, m, t]
+            if end[m] > 0.0:
+                r = best_row[m, b]
+                _add_shifted(dist, tail, nxt[m, r], points[m, r], end[m], out, moves.cap)
+        dist.flat[dist.start[s]: dist.start[s + 1]] = out[:width]
+        tail[s] = out[width]
+        # the best chance of reaching each t, every t in its own lane, in blocks of at most ``lanes``
+        chances = reach.flat[reach.start[s]: reach.start[s + 1]]
+        blocks = (width + lanes - 1) // lanes
+        size = (width + blocks - 1) // blocks
+        opts = opts_buf[: n_multisets * size].reshape((n_multisets, size))
+        kv = kv_buf[: n_keeps * size].reshape((n_keeps, size))
+        rows = rows_buf[: n_endings * size].reshape((n_endings, size))
+        for a in range(0, width, size):
+            for e in range(n_endings):
+                _fill_chances(reach, ending_state[e], a - ending_points[e], rows[e])
+            for m in range(n_multisets):
+                row = opts[m]
+                for i in range(size):
+                    row[i] = -np.inf
+                for r in range(n_rows):
+                    e = ending[m, r]
+                    if e >= 0:
+                        src = rows[e]
+                        for i in range(size):
+                            row[i] = src[i] if src[i] > row[i] else row[i]  # noqa: FURB136
+            block = block_buf[:size]
+            _reach_turn(opts, dice, kv, row_buf[:size], block)
+            for i in range(min(size, width - a)):
+                chances[a + i] = block[i]
 
 
 @njit(cache=True)
@@ -344,13 +449,15 @@ def _state_index(rules: Rules, filled: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ScoreTables:
-    """The distributions (``dist``, ``tail``) and reach chances (``reach``) of every state of ``index``."""
+    """The distributions (``dist``, ``tail``) and reach chances (``reach``) of every state of ``index``, with
+    each distribution's mean (``means``, from the float64 distribution as built)."""
 
     rules: Rules
     index: np.ndarray  # (2**R, threshold + 1, 1 or 2) int64, -1 where not tabulated
     dist: Vectors
     tail: np.ndarray  # (n,) E[(rest - cap)+], 0 without a cap
     reach: Vectors
+    means: np.ndarray  # (n,) float64
     cap: int
     seconds: float
 
@@ -373,9 +480,8 @@ class ScoreTables:
         return out
 
     def mean(self, s: int) -> float:
-        """The expected points still to come from state ``s``, from its distribution."""
-        p = self.distribution(s)
-        return float(np.arange(len(p)) @ p + self.tail[s])
+        """The expected points still to come from state ``s``: its distribution's mean, in float64 as built."""
+        return float(self.means[s])
 
     def chances(self, s: np.ndarray, t: np.ndarray) -> np.ndarray:
         """The largest chance of scoring at least ``t`` more from states ``s`` (batched)."""
@@ -391,8 +497,22 @@ def _entries(vectors, s, x, out):
         out[i] = entry(vectors, s[i], x[i])
 
 
-def build_tables(solution: SolitaireSolution, filled: int = 0, progress: bool = False) -> ScoreTables:
-    """The ``ScoreTables`` of the states whose filled rows include ``filled`` (0: every state)."""
+@njit(cache=True)
+def _means(dist, tail):
+    """Each state's expected points still to come: its distribution's mean plus the lumped part's excess."""
+    n = len(tail)
+    out = np.empty(n)
+    for s in range(n):
+        total = 0.0
+        for j in range(dist.start[s + 1] - dist.start[s]):
+            total += (dist.lo[s] + j) * dist.flat[dist.start[s] + j]
+        out[s] = total + tail[s]
+    return out
+
+
+def build_tables(solution: SolitaireSolution, filled: int = 0, progress: bool = False,
+                 lanes: int = LANES) -> ScoreTables:
+    """The ``ScoreTables`` of the states whose filled rows include ``filled`` (0: every state), in float64."""
     begin = time.perf_counter()
     rules = solution.rules
     cap = CAP.get(rules.name, 1 << 30)
@@ -413,12 +533,22 @@ def build_tables(solution: SolitaireSolution, filled: int = 0, progress: bool = 
     d = rules.dice
     dice = Dice(d.add_die, d.remove_die, d.outcome_prob[0], d.sub_keeps, rules.rolls)
     for level, masks in level_masks(rules.n_rows, filled):
-        _build_level(masks, moves, params_of(rules), dice, dist, tail, reach)
+        _build_level(masks, moves, params_of(rules), dice, dist, tail, reach, lanes)
         if progress:
             print(f"  score distributions of {rules.name}: {rules.n_rows - level} rows open done "
                   f"({time.perf_counter() - begin:.0f} s)", file=sys.stderr, flush=True)
-    return ScoreTables(rules, index, _trim(dist, False), tail, _trim(reach, True), cap,
-                       time.perf_counter() - begin)
+    dist = _trim(dist, False)
+    reach = _trim(reach, True)
+    return ScoreTables(rules, index, dist, tail, reach, _means(dist, tail), cap, time.perf_counter() - begin)
+
+
+def stored(tables: ScoreTables) -> ScoreTables:
+    """``tables`` as the cache file keeps them: the probabilities and chances in float32 (each within a
+    relative 2**-24 of the float64 value), the rest as they are."""
+    def narrow(v: Vectors) -> Vectors:
+        return Vectors(v.start, v.lo, v.flat.astype(np.float32), v.below)
+
+    return dataclasses.replace(tables, dist=narrow(tables.dist), reach=narrow(tables.reach))
 
 
 def tables_path(rules: Rules) -> Path:
@@ -430,36 +560,53 @@ def _tables_digest(rules: Rules) -> str:
     return hashlib.sha256(f"{_digest(rules, 'free')} {FORMAT} {CAP.get(rules.name)} {TRIM}".encode()).hexdigest()[:16]
 
 
-def score_tables(preset: str = "yatzy", joker: str | None = None, use_cache: bool = True) -> ScoreTables:
-    """The ``ScoreTables`` of solitaire Yatzy or Yahtzee: from the cache, else built (minutes) and cached."""
-    solution = solve(preset, joker=joker)
-    if not isinstance(solution, SolitaireSolution):
-        raise TypeError(f"score distributions are tabulated for Yatzy and Yahtzee only, not {preset}")
-    rules = solution.rules
-    path, digest = tables_path(rules), _tables_digest(rules)
-    if use_cache and path.exists():
-        with np.load(path) as f:
-            if str(f["digest"]) == digest:
-                return ScoreTables(rules, f["index"], Vectors(f["dist_start"], f["dist_lo"], f["dist"], 0.0),
-                                   f["tail"], Vectors(f["reach_start"], f["reach_lo"], f["reach"], 1.0),
-                                   int(f["cap"]), float(f["seconds"]))
-    print(f"tabulating the score distributions of {rules.name} exactly, once (minutes); cached in {path}",
-          file=sys.stderr, flush=True)
-    tables = build_tables(solution, progress=True)
-    arrays = {"index": tables.index, "dist_start": tables.dist.start, "dist_lo": tables.dist.lo,
-              "dist": tables.dist.flat, "tail": tables.tail, "reach_start": tables.reach.start,
-              "reach_lo": tables.reach.lo, "reach": tables.reach.flat, "cap": tables.cap,
-              "seconds": tables.seconds, "digest": digest}
+def save_tables(tables: ScoreTables, path: Path, digest: str) -> None:
+    """Write ``stored(tables)`` to ``path`` (an uncompressed ``.npz``, so that it can be mapped)."""
+    small = stored(tables)
+    arrays = {"index": small.index, "dist_start": small.dist.start, "dist_lo": small.dist.lo,
+              "dist": small.dist.flat, "tail": small.tail, "reach_start": small.reach.start,
+              "reach_lo": small.reach.lo, "reach": small.reach.flat, "means": small.means, "cap": small.cap,
+              "seconds": small.seconds, "digest": digest}
 
     def write(tmp: Path) -> None:
         with open(tmp, "wb") as f:
             np.savez(f, **arrays)
 
+    write_atomically(path, write)
+
+
+def load_tables(rules: Rules, path: Path, digest: str) -> ScoreTables | None:
+    """The ``ScoreTables`` of ``rules`` mapped from ``path`` (pages read as they are used), or None when the
+    file is missing, unreadable or of other rules or another format."""
     try:
-        write_atomically(path, write)
+        f = _mapped(path)
+        if str(f["digest"]) != digest:
+            return None
+        return ScoreTables(rules, f["index"], Vectors(f["dist_start"], f["dist_lo"], f["dist"], 0.0), f["tail"],
+                           Vectors(f["reach_start"], f["reach_lo"], f["reach"], 1.0), f["means"], int(f["cap"]),
+                           float(f["seconds"]))
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+        return None
+
+
+def score_tables(preset: str = "yatzy", joker: str | None = None, use_cache: bool = True) -> ScoreTables:
+    """The ``ScoreTables`` of solitaire Yatzy or Yahtzee as stored (``stored``): mapped from the cache, else
+    built (minutes) and cached."""
+    solution = solve(preset, joker=joker)
+    if not isinstance(solution, SolitaireSolution):
+        raise TypeError(f"score distributions are tabulated for Yatzy and Yahtzee only, not {preset}")
+    rules = solution.rules
+    path, digest = tables_path(rules), _tables_digest(rules)
+    if use_cache and (tables := load_tables(rules, path, digest)) is not None:
+        return tables
+    print(f"tabulating the score distributions of {rules.name} exactly, once (minutes); cached in {path}",
+          file=sys.stderr, flush=True)
+    tables = build_tables(solution, progress=True)
+    try:
+        save_tables(tables, path, digest)
     except WriteError as error:
         print(f"could not cache the score tables in {path}: {error.reason}", file=sys.stderr)
-    return tables
+    return stored(tables)
 
 
 def _mapped(path: Path) -> dict[str, np.ndarray]:
@@ -488,15 +635,7 @@ def cached_tables(preset: str = "yatzy", joker: str | None = None) -> ScoreTable
     if not isinstance(solution, SolitaireSolution):
         return None
     rules = solution.rules
-    path = tables_path(rules)
-    try:
-        f = _mapped(path)
-        if str(f["digest"]) != _tables_digest(rules):
-            return None
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
-        return None
-    return ScoreTables(rules, f["index"], Vectors(f["dist_start"], f["dist_lo"], f["dist"], 0.0), f["tail"],
-                       Vectors(f["reach_start"], f["reach_lo"], f["reach"], 1.0), int(f["cap"]), float(f["seconds"]))
+    return load_tables(rules, tables_path(rules), _tables_digest(rules))
 
 
 def endgame_tables(rules: Rules, filled: int) -> ScoreTables:

@@ -78,8 +78,9 @@ def _pad(vectors: list[np.ndarray], length: int) -> np.ndarray:
 
 def win_shares(finals: np.ndarray) -> np.ndarray:
     """(..., P) each player's share of the wins from (..., P, L) independent distributions of final totals:
-    ``sum_f P(X_i = f) E[1 / (1 + ties) ; every other total at most f]``."""
-    finals = np.asarray(finals, dtype=np.float64)
+    ``sum_f P(X_i = f) E[1 / (1 + ties) ; every other total at most f]``, each distribution taken to sum to 1
+    (``_normalized``)."""
+    finals = _normalized(finals)
     n_players = finals.shape[-2]
     below = np.cumsum(finals, axis=-1) - finals  # P(X < f)
     out = np.empty(finals.shape[:-1])
@@ -99,8 +100,16 @@ def win_shares(finals: np.ndarray) -> np.ndarray:
 
 
 def reach_chances(finals: np.ndarray, target: int) -> np.ndarray:
-    """(..., P) each player's chance of a final total of at least ``target``."""
-    return np.asarray(finals)[..., max(int(target), 0):].sum(axis=-1)
+    """(..., P) each player's chance of a final total of at least ``target`` (``_normalized``)."""
+    return _normalized(finals)[..., max(int(target), 0):].sum(axis=-1)
+
+
+def _normalized(finals: np.ndarray) -> np.ndarray:
+    """``finals`` (float64) with each distribution divided by its sum (zeros left as they are): the stored
+    score tables round each probability to float32, so that a sum is 1 only to about 1e-8."""
+    finals = np.asarray(finals, dtype=np.float64)
+    total = finals.sum(axis=-1, keepdims=True)
+    return np.divide(finals, total, out=np.zeros_like(finals), where=total > 0)
 
 
 def chances_of(finals: np.ndarray, target: int | None = None) -> np.ndarray:

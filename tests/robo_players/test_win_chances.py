@@ -66,6 +66,22 @@ def test_win_shares_against_every_joint_outcome(players):
     assert np.allclose(win_shares(np.stack([finals, finals[::-1]])), [win_shares(finals), win_shares(finals[::-1])])
 
 
+def test_shares_of_distributions_rounded_to_float32_sum_to_one():
+    """The stored score tables keep float32 probabilities (sums 1 to about 1e-8): each distribution is
+    taken to sum to 1, so the shares are those of the normalized distributions and sum to 1; a row of
+    zeros (an illegal action) stays zeros."""
+    rng = np.random.default_rng(7)
+    exact = rng.random((3, 40))
+    exact /= exact.sum(axis=1, keepdims=True)
+    rounded = exact.astype(np.float32).astype(np.float64) * (1 + 1e-7 * np.arange(3))[:, None]
+    assert abs(rounded.sum(axis=1) - 1).max() > 1e-9
+    normalized = rounded / rounded.sum(axis=1, keepdims=True)
+    assert win_shares(rounded).sum() == pytest.approx(1.0, abs=1e-12)
+    assert np.abs(win_shares(rounded) - win_shares(normalized)).max() < 1e-15
+    assert np.abs(reach_chances(rounded, 0) - 1).max() < 1e-15
+    assert np.array_equal(reach_chances(np.zeros((2, 5)), 2), [0.0, 0.0])
+
+
 def test_reach_chances_count_the_target_itself():
     finals = np.array([[0.2, 0.3, 0.5], [1.0, 0.0, 0.0]])
     assert reach_chances(finals, 2).tolist() == [0.5, 0.0]
