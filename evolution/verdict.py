@@ -17,13 +17,12 @@ from pathlib import Path
 import numpy as np
 from deap import base
 
-from evolution.algorithms import play_counted
+from evolution.algorithms import match_for, play_counted
 from evolution.config import EvolveConfig
 from evolution.evaluate import FINAL, Task, dice_seed, reference_played
 from evolution.individual import Individual
 from evolution.run_dir import BEST_FILE
 from evolution.state import RunState
-from evolution.win_objective import match_of
 from robo_players.measure.compare import paired_difference
 from robo_players.measure.simulate import summary
 from robo_players.search.lookahead import SUFFIX
@@ -62,7 +61,7 @@ def start_strength(state: RunState, toolbox: base.Toolbox) -> list[str]:
                for name in ("played", "bonus", "exact") if getattr(ours, name) != getattr(theirs, name)]
     if changed:
         task = Task(theirs, genome[None].astype(np.float32), values[None].astype(np.float32), c.final_games, seed,
-                    c.lookahead, match=match_of(c))
+                    c.lookahead, match=match_for(state))
         own = summary(next(iter(toolbox.map(toolbox.play, [task]))).scores[0])
         lines.append(f"this run changes the start's search: {', '.join(changed)}; the file's own player scores "
                      f"{own['mean']:.2f} ± {own['sem']:.2f} on the same games")
@@ -123,7 +122,7 @@ def play_verdict(state: RunState, toolbox: base.Toolbox, best: Individual, run_d
     genomes = np.stack([np.asarray(best, dtype=np.float64), start_genome])
     scores, luck, _ = play_counted(toolbox, state, genomes, np.stack([best.cell_values, start_values]),
                                    c.final_games, seed)
-    expectimax, expectimax_luck = reference_played(state.spec, c.final_games, seed, c.luck, match_of(c))
+    expectimax, expectimax_luck = reference_played(state.spec, c.final_games, seed, c.luck, match_for(state))
     result = verdict_of(scores[0], scores[1], expectimax)
     if c.luck:
         adjusted = scores - luck
