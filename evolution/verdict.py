@@ -18,7 +18,7 @@ import numpy as np
 from deap import base
 
 from evolution.algorithms import match_for, play_counted
-from evolution.config import EvolveConfig
+from evolution.config import HALL_OF_FAME_FIELD, EvolveConfig
 from evolution.evaluate import FINAL, Task, dice_seed, reference_played
 from evolution.individual import Individual
 from evolution.run_dir import BEST_FILE
@@ -155,7 +155,8 @@ def verdict_lines(verdict: dict) -> list[str]:
                  if same else
                  f"started from ({start}) {amount(v['start']['mean'])} ± {amount(v['start']['sem'])}, "
                  f"expectimax {amount(v['expectimax']['mean'])} ± {amount(v['expectimax']['sem'])}"))
-    what = f"deals, the shares of the wins against {v['field']}" if win else "games"
+    field = "the run's hall of fame (its best at the end)" if v.get("field") == HALL_OF_FAME_FIELD else v.get("field")
+    what = f"deals, the shares of the wins against {field}" if win else "games"
     lines = [f"verdict on {v['games']:,} fresh {what} (the same dice for the {players} players):", scores]
     against = ([("expectimax, where it started", "evolved_minus_expectimax")] if same else
                [(f"the player it started from ({start})", "evolved_minus_start"),

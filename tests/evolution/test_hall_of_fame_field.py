@@ -4,18 +4,22 @@ in two, on Ray and across a resume."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from evolution import win_objective
 from evolution.algorithms import field_of, ga_generation, make_toolbox
 from evolution.config import from_recipe, with_settings
-from evolution.evaluate import GENERATION, dice_seed
+from evolution.evaluate import GENERATION, Task, dice_seed, play_task
 from evolution.planning import plan
 from evolution.run import evolve, resume, start
 from evolution.run_dir import RunDir
 from evolution.state import new_state
+from evolution.verdict import verdict_lines
+from evolution.win_objective import hall_field, match_of
 from robo_players.measure.match import play_match
 from robo_players.neural.build import population_player
 from tests.evolution.test_backends import assert_same_run, yamb
@@ -67,6 +71,8 @@ def test_the_field_is_the_start_until_the_hall_has_members_then_its_best():
 def test_the_same_seed_gives_the_same_run_in_one_process_in_two_and_across_a_resume(tmp_path: Path):
     for name, extra in (("one", []), ("again", []), ("two", ["--workers", "2"])):
         assert main(["evolve", *RUN, *extra, "--out", str(tmp_path / name)]) == 0
+    summary = json.loads((tmp_path / "one" / "summary.json").read_text())
+    assert "the shares of the wins against the run's hall of fame" in verdict_lines(summary["verdict"])[0]
     assert_same_run(tmp_path / "one", tmp_path / "again")
     assert_same_run(tmp_path / "one", tmp_path / "two")
 
@@ -83,6 +89,29 @@ def test_the_same_seed_gives_the_same_run_in_one_process_in_two_and_across_a_res
     assert RunDir(cut).load_checkpoint().generation == 1
     evolve(resume(cut, {}), cut)
     assert_same_run(tmp_path / "one", cut)
+
+
+def test_the_fields_players_are_made_once_per_distinct_hall(monkeypatch: pytest.MonkeyPatch):
+    """Tasks of the same field make its players once; a field of other weights makes its own."""
+    made = []
+
+    def counted(spec, genomes, cell_values):
+        made.append(genomes.copy())
+        return population_player(spec, genomes, cell_values)
+
+    monkeypatch.setattr(win_objective, "population_player", counted)
+    monkeypatch.setattr(win_objective, "_HALL_PLAYERS", {})
+    config = with_settings(from_recipe("direct"), dict(game="yatzy", population=2, games=2, hidden="2", elite=1,
+                                                       objective="win", field="hall-of-fame", opponents=2))
+    state = new_state(plan(config))
+    genomes = np.asarray(state.population, dtype=np.float32)
+    values = np.tile(state.cell_values, (2, 1)).astype(np.float32)
+    start_field = field_of(state)
+    other = hall_field(state.spec, [(genomes[1], values[1])], 2)
+    for hall, seed in ((start_field, 1), (start_field, 2), (other, 1), (start_field, 3)):
+        play_task(Task(state.spec, genomes, values, 2, seed, match=match_of(config, hall)))
+    assert len(made) == 2 * 2  # a player per seat, for each of the two fields
+    assert all(np.array_equal(m[0], g) for m, g in zip(made, [*start_field.genomes, *other.genomes]))
 
 
 def test_field_hall_of_fame_plays_for_wins_only(capsys: pytest.CaptureFixture):
