@@ -48,6 +48,9 @@ def start_strength(state: RunState, toolbox: base.Toolbox) -> list[str]:
     mean = summary(scores[0])
     lines = [(f"the start, {describe_start(state)}, scores {mean['mean']:.2f} ± {mean['sem']:.2f} "
               f"on the verdict's {c.final_games:,} games")]
+    if c.objective == "win" and c.field == HALL_OF_FAME_FIELD:
+        lines[0] += (f" against itself in the other seats (the field until the hall of fame has a member: "
+                     f"1/{c.opponents + 1} of the wins by symmetry)")
     if c.luck:
         adjusted = summary(scores[0] - luck[0])
         lines[0] += f" ({adjusted['mean']:.2f} ± {adjusted['sem']:.2f} less the luck {c.luck} sees in the dice)"

@@ -18,7 +18,7 @@ from evolution.planning import plan
 from evolution.run import evolve, resume, start
 from evolution.run_dir import RunDir
 from evolution.state import new_state
-from evolution.verdict import verdict_lines
+from evolution.verdict import start_strength, verdict_lines
 from evolution.win_objective import hall_field, match_of
 from robo_players.measure.match import play_match
 from robo_players.neural.build import population_player
@@ -112,6 +112,15 @@ def test_the_fields_players_are_made_once_per_distinct_hall(monkeypatch: pytest.
         play_task(Task(state.spec, genomes, values, 2, seed, match=match_of(config, hall)))
     assert len(made) == 2 * 2  # a player per seat, for each of the two fields
     assert all(np.array_equal(m[0], g) for m, g in zip(made, [*start_field.genomes, *other.genomes]))
+
+
+def test_the_start_plays_itself_before_the_first_generation():
+    """Against copies of itself on the same dice, a seat-blind player wins exactly its share by symmetry."""
+    config = with_settings(from_recipe("win"), dict(game="yatzy", init="best", field="hall-of-fame", opponents=2,
+                                                    final_games=10))
+    state = new_state(plan(config))
+    line = start_strength(state, make_toolbox(state))[0]
+    assert "scores 0.33 ± 0.00" in line and "against itself in the other seats" in line and "1/3" in line, line
 
 
 def test_field_hall_of_fame_plays_for_wins_only(capsys: pytest.CaptureFixture):
