@@ -43,6 +43,7 @@ import numpy as np
 from deap import algorithms, base, tools
 
 from evolution import noise
+from evolution.config import HALL_OF_FAME_FIELD
 from evolution.evaluate import (
     CHALLENGE,
     CONFIRM,
@@ -56,7 +57,7 @@ from evolution.evaluate import (
 from evolution.individual import Individual
 from evolution.state import RunState
 from evolution.strategies.operators import cx_blend, cx_sbx, mut_gaussian
-from evolution.win_objective import match_of
+from evolution.win_objective import HallField, WinMatch, hall_field, match_of
 from robo_players.measure.compare import paired_difference
 from robo_players.neural.population import genome_size
 
@@ -91,6 +92,23 @@ def statistics() -> tools.Statistics:
     return stats
 
 
+def field_of(state: RunState) -> HallField | None:
+    """With objective win against field hall-of-fame, the networks in the field's seats now: the
+    hall of fame's best ``opponents`` members, or while it has none the player the run started
+    from; else None."""
+    c = state.config
+    if c.objective != "win" or c.field != HALL_OF_FAME_FIELD:
+        return None
+    champions = [(m, m.cell_values) for m in state.hall_of_fame] or [(state.start.genome, state.start.cell_values)]
+    return hall_field(state.spec, champions, c.opponents)
+
+
+def match_for(state: RunState) -> WinMatch | None:
+    """The ``WinMatch`` the run plays now: the generation's field (``state.field``, taken by
+    ``evaluate``), or before the first generation ``field_of``'s."""
+    return match_of(state.config, state.field if state.field is not None else field_of(state))
+
+
 def play_counted(
     toolbox: base.Toolbox, state: RunState, genomes: np.ndarray, cell_values: np.ndarray,
     games: int, seed: int,
@@ -102,7 +120,7 @@ def play_counted(
     """
     chunks = [idx for idx in np.array_split(np.arange(len(genomes)), state.config.workers) if len(idx)]
     tasks = [Task(state.spec, genomes[idx].astype(np.float32), cell_values[idx].astype(np.float32),
-                  games, seed, state.config.lookahead, state.config.luck, match_of(state.config)) for idx in chunks]
+                  games, seed, state.config.lookahead, state.config.luck, match_for(state)) for idx in chunks]
     outcomes = list(toolbox.map(toolbox.play, tasks))
     scores = np.concatenate([o.scores for o in outcomes])
     luck = np.concatenate([o.luck for o in outcomes])
@@ -129,9 +147,9 @@ def warm_up(state: RunState, toolbox: base.Toolbox) -> float:
     genome = np.zeros((1, genome_size(state.spec.build())), dtype=np.float32)
     cell_values = np.asarray(state.cell_values, dtype=np.float32)[None]
     c = state.config
-    tasks = [Task(state.spec, genome, cell_values, 1, 0, c.lookahead, c.luck, match_of(c))] * c.workers
+    tasks = [Task(state.spec, genome, cell_values, 1, 0, c.lookahead, c.luck, match_for(state))] * c.workers
     toolbox.play(tasks[0])
-    reference_scores(state.spec, 1, 0, c.luck, match_of(c))
+    reference_scores(state.spec, 1, 0, c.luck, match_for(state))
     if c.workers > 1 or c.backend == "ray":
         list(toolbox.map(toolbox.play, tasks))
     return time.perf_counter() - started
@@ -139,7 +157,9 @@ def warm_up(state: RunState, toolbox: base.Toolbox) -> float:
 
 def evaluate(toolbox: base.Toolbox, state: RunState, population: list[Individual]) -> float:
     """Play ``population`` and expectimax on this generation's dice: set fitnesses, move
-    ``state.cell_values`` on (``open_cells`` played); returns expectimax's mean score."""
+    ``state.cell_values`` on (``open_cells`` played); returns expectimax's mean score. With field
+    hall-of-fame the generation's field is taken first (``state.field``): the hall as it is now."""
+    state.field = field_of(state)
     seed, games = dice_seed(state.config.seed, GENERATION, state.generation), state.games_now()
     cell_values = np.tile(state.cell_values, (len(population), 1))
     scores, cell_means = play(toolbox, state, np.asarray(population), cell_values, games, seed)
@@ -148,7 +168,7 @@ def evaluate(toolbox: base.Toolbox, state: RunState, population: list[Individual
         ind.cell_values = state.cell_values.copy()
     if state.config.open_cells == "played":
         state.cell_values = cell_means
-    return float(toolbox.reference(state.spec, games, seed, state.config.luck, match_of(state.config)).mean())
+    return float(toolbox.reference(state.spec, games, seed, state.config.luck, match_for(state)).mean())
 
 
 def measure_noise(toolbox: base.Toolbox, state: RunState, population: list[Individual], index: int) -> float:

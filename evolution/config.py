@@ -27,6 +27,7 @@ BACKENDS = ("processes", "ray")  # where the games are played (evolution/backend
 CROSSOVERS = ("blend", "sbx")
 OBJECTIVES = ("points", "win")  # fitness: the mean score, or the share of wins against a field (evolution/win_objective.py)
 MAX_OPPONENTS = 5  # the field's seats in a game of the objective win
+HALL_OF_FAME_FIELD = "hall-of-fame"  # field: the run's own best players so far (evolution/win_objective.py)
 OPEN_CELLS = ("played", "fixed")  # the values of open cells a network reads: moved with play, or the start's
 CMA_MAX_WEIGHTS = 2000  # CMA-ES (cma only) keeps a full covariance matrix: n^2 memory, n^3 time per generation
 MAX_HIDDEN = 4096  # units of a hidden layer
@@ -99,7 +100,8 @@ class EvolveConfig:
     accept_p: float = 0.01  # the challenger replaces the incumbent when better with p below this
     luck: str = ""  # select on the scores less each roll's luck as this search player values it (robo_players/measure/luck.py)
     # what a member plays for: its mean score, or its share of the wins against ``opponents``
-    # players ``field`` (a registered player or a weights file) at one table (evolution/win_objective.py)
+    # players ``field`` at one table (evolution/win_objective.py): a registered player, a weights file, or
+    # "hall-of-fame": the run's start player until the hall of fame has a member, then its best ``opponents``
     objective: str = "points"
     field: str = "best"
     opponents: int = 1

@@ -19,12 +19,11 @@ import numpy as np
 import pandas as pd
 from deap import base
 
-from evolution.algorithms import play, strategy_mean
+from evolution.algorithms import field_of, match_for, play, strategy_mean
 from evolution.evaluate import FINAL, dice_seed, reference_scores
 from evolution.individual import Individual
 from evolution.run_dir import BEST_FILE, FITNESS_PLOT, HALL_OF_FAME_FILE, SCORES_PLOT, SUMMARY_FILE, RunDir
 from evolution.state import RunState
-from evolution.win_objective import match_of
 from robo_players.measure.compare import paired_difference
 from robo_players.measure.simulate import summary
 from robo_players.neural.files import NeuralWeights, save_weights, write_npz
@@ -63,14 +62,16 @@ def candidates(state: RunState) -> list[Individual]:
 
 
 def final_check(state: RunState, toolbox: base.Toolbox) -> FinalCheck:
-    """Play every candidate (with its own cell values) and expectimax on fresh dice."""
+    """Play every candidate (with its own cell values) and expectimax on fresh dice (field
+    hall-of-fame: against the final hall's best, the field the verdict plays too)."""
     c = state.config
+    state.field = field_of(state)
     members = candidates(state)
     seed = dice_seed(c.seed, FINAL, 0)
     cell_values = np.stack([m.cell_values for m in members])
     scores, _ = play(toolbox, state, np.asarray(members), cell_values, c.final_games, seed)
     accept_p = c.accept_p if state.incumbent is not None else 0.0
-    return FinalCheck(seed, members, scores, reference_scores(state.spec, c.final_games, seed, c.luck, match_of(c)),
+    return FinalCheck(seed, members, scores, reference_scores(state.spec, c.final_games, seed, c.luck, match_for(state)),
                       accept_p)
 
 

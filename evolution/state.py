@@ -3,7 +3,8 @@
 The checkpoint (``evolution.checkpoint``, written by ``evolution.run_dir``) is this state
 pickled (``RunState``): the config, the number of generations done, the population, the
 strategy (CMA-ES, separable CMA-ES or the OpenAI ES), the hall of fame, the logbook, the
-cell values of the next generation, the player the run started from, and every random
+cell values of the next generation, the player the run started from, the last generation's
+field (objective win against the hall of fame), and every random
 state (the run's numpy generator for variation, Python's ``random`` for DEAP's selection,
 and the numpy generator that each strategy, ``cma``, ``sep-cma`` and ``es``, owns, pickled
 inside it). It is written atomically after every generation, so ``--resume`` continues
@@ -23,6 +24,7 @@ from evolution.config import EvolveConfig
 from evolution.individual import Individual
 from evolution.strategies import Strategy, new_strategy
 from evolution.strategies.genes import gene_index
+from evolution.win_objective import HallField
 from robo_players.neural.networks import NetSpec
 from robo_players.search.cell_values import cell_model
 from yamb.layout import Layout, layout
@@ -65,6 +67,7 @@ class RunState:
     noise: float = 0.0  # the running rank-change measure (evolution.noise), when reevaluate is on
     incumbent: Individual | None = None  # accept_games: the player the run would hand back so far
     start: Start | None = None  # the player the run started from (None in a checkpoint of version 3)
+    field: HallField | None = None  # field hall-of-fame: the networks the generation (or the final check) plays
 
     def games_now(self) -> int:
         """Games per member of the next generation: the config's, or more while noise dominates."""

@@ -17,13 +17,12 @@ from pathlib import Path
 import numpy as np
 from deap import base
 
-from evolution.algorithms import play_counted
-from evolution.config import EvolveConfig
+from evolution.algorithms import match_for, play_counted
+from evolution.config import HALL_OF_FAME_FIELD, EvolveConfig
 from evolution.evaluate import FINAL, Task, dice_seed, reference_played
 from evolution.individual import Individual
 from evolution.run_dir import BEST_FILE
 from evolution.state import RunState
-from evolution.win_objective import match_of
 from robo_players.measure.compare import paired_difference
 from robo_players.measure.simulate import summary
 from robo_players.search.lookahead import SUFFIX
@@ -49,6 +48,9 @@ def start_strength(state: RunState, toolbox: base.Toolbox) -> list[str]:
     mean = summary(scores[0])
     lines = [(f"the start, {describe_start(state)}, scores {mean['mean']:.2f} ± {mean['sem']:.2f} "
               f"on the verdict's {c.final_games:,} games")]
+    if c.objective == "win" and c.field == HALL_OF_FAME_FIELD:
+        lines[0] += (f" against itself in the other seats (the field until the hall of fame has a member: "
+                     f"1/{c.opponents + 1} of the wins by symmetry)")
     if c.luck:
         adjusted = summary(scores[0] - luck[0])
         lines[0] += f" ({adjusted['mean']:.2f} ± {adjusted['sem']:.2f} less the luck {c.luck} sees in the dice)"
@@ -62,7 +64,7 @@ def start_strength(state: RunState, toolbox: base.Toolbox) -> list[str]:
                for name in ("played", "bonus", "exact") if getattr(ours, name) != getattr(theirs, name)]
     if changed:
         task = Task(theirs, genome[None].astype(np.float32), values[None].astype(np.float32), c.final_games, seed,
-                    c.lookahead, match=match_of(c))
+                    c.lookahead, match=match_for(state))
         own = summary(next(iter(toolbox.map(toolbox.play, [task]))).scores[0])
         lines.append(f"this run changes the start's search: {', '.join(changed)}; the file's own player scores "
                      f"{own['mean']:.2f} ± {own['sem']:.2f} on the same games")
@@ -123,7 +125,7 @@ def play_verdict(state: RunState, toolbox: base.Toolbox, best: Individual, run_d
     genomes = np.stack([np.asarray(best, dtype=np.float64), start_genome])
     scores, luck, _ = play_counted(toolbox, state, genomes, np.stack([best.cell_values, start_values]),
                                    c.final_games, seed)
-    expectimax, expectimax_luck = reference_played(state.spec, c.final_games, seed, c.luck, match_of(c))
+    expectimax, expectimax_luck = reference_played(state.spec, c.final_games, seed, c.luck, match_for(state))
     result = verdict_of(scores[0], scores[1], expectimax)
     if c.luck:
         adjusted = scores - luck
@@ -156,7 +158,8 @@ def verdict_lines(verdict: dict) -> list[str]:
                  if same else
                  f"started from ({start}) {amount(v['start']['mean'])} ± {amount(v['start']['sem'])}, "
                  f"expectimax {amount(v['expectimax']['mean'])} ± {amount(v['expectimax']['sem'])}"))
-    what = f"deals, the shares of the wins against {v['field']}" if win else "games"
+    field = "the run's hall of fame (its best at the end)" if v.get("field") == HALL_OF_FAME_FIELD else v.get("field")
+    what = f"deals, the shares of the wins against {field}" if win else "games"
     lines = [f"verdict on {v['games']:,} fresh {what} (the same dice for the {players} players):", scores]
     against = ([("expectimax, where it started", "evolved_minus_expectimax")] if same else
                [(f"the player it started from ({start})", "evolved_minus_start"),

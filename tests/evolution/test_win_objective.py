@@ -124,7 +124,7 @@ def test_a_win_run_resumes_exactly(tmp_path: Path):
     ({"objective": "win", "player": "guided", "lookahead": 2}, "objective win cannot apply with lookahead"),
     ({"field": "greedy"}, "field and opponents apply to objective win only"),
     ({"objective": "win", "opponents": 9}, "opponents must be from 1 to 5"),
-    ({"objective": "win", "field": "nobody"}, "field must be a registered player or a weights file, not 'nobody'"),
+    ({"objective": "win", "field": "nobody"}, "field must be a registered player, a weights file or hall-of-fame, not 'nobody'"),
     ({"objective": "win", "field": "optimal", "game": "yamb"}, "field optimal does not play yamb"),
 ])
 def test_where_the_objective_cannot_apply_it_is_refused(settings, message):

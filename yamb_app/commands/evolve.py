@@ -33,7 +33,8 @@ OVERRIDES = (  # (flag, setting, type (or a checked argparse type), help)
     ("--hidden", "hidden", tuple, "hidden layer sizes, comma-separated, e.g. 32 or 32,16"),
     ("--init", "init", str, "start from this weights file (or 'best', the shipped bot) instead of afresh"),
     ("--objective", "objective", str, "points (default: fitness = mean score) or win (fitness = share of wins "
-                                      "against --set field=best (or a file) in games of --set opponents=1 + 1 "
+                                      "against --set field=best (or a file, or hall-of-fame: the run's best so "
+                                      "far, its start until there are any) in games of --set opponents=1 + 1 "
                                       "players, seats rotated)"),
 )
 DEFAULT_RECIPE = "quick"
