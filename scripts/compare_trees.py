@@ -9,7 +9,8 @@ on dice stream i of the seed) in its own process, with ``PYTHONPATH`` and the wo
 tree, one after another. Printed for each player: each tree's mean ± standard error (what ``yamb compare
 PLAYER --preset P --games N --seed S`` prints in that tree), and each later tree's difference from the
 first, game by game (mean ± standard error, and the share of games whose score changed), with the load
-average beside it; the last line is the same as JSON.
+average beside it; the last line is the same as JSON. ``--scores DIR`` keeps each game's score,
+``DIR/PLAYER-TREE.npy``, to pair players with each other too.
 """
 
 from __future__ import annotations
@@ -58,12 +59,15 @@ def main() -> None:
     parser.add_argument("--players", nargs="+", required=True)
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--scores", type=Path, metavar="DIR", help="keep each game's score in DIR/PLAYER-TREE.npy")
     args = parser.parse_args()
     trees = {name: Path(path).resolve() for name, path in (t.split("=", 1) for t in args.trees)}
     report: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
+        folder = args.scores or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
         for player in args.players:
-            played = {name: scores(tree, args.preset, player, args.games, args.seed, Path(tmp) / f"{name}.npy")
+            played = {name: scores(tree, args.preset, player, args.games, args.seed, folder / f"{player}-{name}.npy")
                       for name, tree in trees.items()}
             load = os.getloadavg()
             first, *later = trees

@@ -34,7 +34,8 @@ def sub_keeps(hand: tuple[int, ...]) -> list[tuple[int, ...]]:
 
 
 class Exhaustive:
-    """Brute-force values of the rest of a turn, with the endings valued by the player's cell model."""
+    """Brute-force values of the rest of a turn, with the endings valued by the player's cell model
+    (a hand thrown whole, every die rerolled, is pure: on jamb6 it may fill an announce cell)."""
 
     def __init__(self, batch: GameBatch, game: int) -> None:
         self.batch, self.game = batch, game
