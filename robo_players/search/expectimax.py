@@ -16,7 +16,9 @@ The plan covers every rule of the turn: ``hand`` cells end only the first
 roll, ``late_announce`` rows can be announced after the second, jamb6's pure
 hands may fill announce cells, and a Yahtzee's joker score and extra bonus
 count. The plan is made once per turn, after its first roll (and again after an
-announcement), and kept for the later rolls; a game met without a plan for
+announcement, or a pure hand thrown by rerolling every die: the plan credits
+the pure hand's endings in the value of rerolling, not in its keeps, which are
+one per hand), and kept for the later rolls; a game met without a plan for
 its current turn is planned from where it stands, so the player can take
 over a game at any point (Monte Carlo rollouts do).
 

@@ -4,8 +4,11 @@ After each roll the mover ends the turn in the cell worth the most now (``_best_
 or follows its turn's plan. A turn without a plan is queued with the options of its
 endings after each later roll (``_queue_turn``) and planned ``BLOCK`` at a time in lanes
 (``robo_players.search.lanes``); the plan (keeps or ``STOP`` by roll and hand) is kept
-for the rest of the turn (``Plans``). Cell values come from ``column_values``, cached per
-column until one of its cells is filled, and corrected by the player's ``Correction``.
+for the rest of the turn (``Plans``), except after rerolling every die of an uncommitted
+turn on a table with pure hands (jamb6): the pure hand is planned again from where it
+stands, its fills of announce cells among its endings. Cell values come from
+``column_values``, cached per column until one of its cells is filled, and corrected by
+the player's ``Correction``.
 """
 
 from __future__ import annotations
@@ -214,7 +217,10 @@ def _search_range(start, stop, games, state, consts, tables, plans, actions, adj
         must, may_roll = kernels.decision(filled, g, p, order, bits, q, roll[g], rolls_allowed[g], announced[g],
                                           answer[g], pure[g], five_face[m], n_rows, pure_hand, forced_joker, yz_row)
         target = announced[g] if announced[g] >= 0 else answer[g]
-        planned = roll[g] > 1 and plan_turn_id[g] == turn[g] and plan_target[g] == target
+        # a pure hand thrown after the first roll is planned again: the plan credits its fills of
+        # announce cells in the value of rerolling every die, not in its keeps (one per hand)
+        planned = (roll[g] > 1 and plan_turn_id[g] == turn[g] and plan_target[g] == target
+                   and not (pure_hand and pure[g] and target < 0))
         if planned and may_roll and not must and plan_keep[g, roll[g] - 2, m] != STOP:
             actions[i] = n_cols * n_rows + plan_keep[g, roll[g] - 2, m]
             continue

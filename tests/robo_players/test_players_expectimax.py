@@ -34,7 +34,8 @@ def sub_keeps(hand: tuple[int, ...]) -> list[tuple[int, ...]]:
 
 
 class Exhaustive:
-    """Brute-force values of the rest of a turn, with the endings valued by the player's cell model."""
+    """Brute-force values of the rest of a turn, with the endings valued by the player's cell model
+    (a hand thrown whole, every die rerolled, is pure: on jamb6 it may fill an announce cell)."""
 
     def __init__(self, batch: GameBatch, game: int) -> None:
         self.batch, self.game = batch, game
@@ -48,15 +49,15 @@ class Exhaustive:
             column_values(batch.filled, batch.cells, game, 0, c, model.expected, model.variance, NORMAL_BONUS,
                           model.level_score, model.params, self.lin, self.num)
         self.rolls = int(batch.rolls_allowed[game])
-        self.legal = {}  # roll -> (fill cells, announce cells), read from the engine
-        saved = batch.roll[game]
-        for t in range(1, self.rolls + 1):
-            batch.roll[game] = t
+        self.legal = {}  # (roll, pure hand) -> (fill cells, announce cells), read from the engine
+        saved = batch.roll[game], batch.pure[game]
+        for t, pure in product(range(1, self.rolls + 1), (False, True)):
+            batch.roll[game], batch.pure[game] = t, pure
             d = batch.decisions(np.array([game]))
             cells = lambda bits: [c * lay.n_rows + r for c in range(lay.n_columns)  # noqa: E731
                                   for r in range(lay.n_rows) if bits[0, c] >> r & 1]
-            self.legal[t] = (cells(d.fill_bits), cells(d.announce_bits))
-        batch.roll[game] = saved
+            self.legal[t, pure] = (cells(d.fill_bits), cells(d.announce_bits))
+        batch.roll[game], batch.pure[game] = saved
         self.memo: dict = {}
 
     def fill(self, cell: int, hand: tuple[int, ...]) -> float:
@@ -67,11 +68,12 @@ class Exhaustive:
                                 r_.five_alike_face, r_.has_jokers, self.model.params, 0, self.model.levels,
                                 self.lin, self.num))
 
-    def value(self, t: int, hand: tuple[int, ...], only: int = -1) -> float:
-        """Value of holding ``hand`` after roll ``t``; ``only`` restricts the endings to one announced cell."""
-        key = (t, hand, only)
+    def value(self, t: int, hand: tuple[int, ...], only: int = -1, pure: bool = False) -> float:
+        """Value of holding ``hand`` after roll ``t`` (``pure``: every die of it thrown at once);
+        ``only`` restricts the endings to one announced cell."""
+        key = (t, hand, only, pure)
         if key not in self.memo:
-            best = max((e for e, _ in self.endings(t, hand, only)), default=-np.inf)
+            best = max((e for e, _ in self.endings(t, hand, only, pure)), default=-np.inf)
             if t < self.rolls:
                 best = max([best] + [self.keep_value(t, k, only) for k in sub_keeps(hand)])
             self.memo[key] = best
@@ -80,25 +82,35 @@ class Exhaustive:
     def keep_value(self, t: int, keep: tuple[int, ...], only: int = -1) -> float:
         key = ("keep", t, keep, only)
         if key not in self.memo:
-            self.memo[key] = sum(p * self.value(t + 1, tuple(a + b for a, b in zip(keep, counts)), only)
+            pure = sum(keep) == 0  # rerolling every die throws a pure hand
+            self.memo[key] = sum(p * self.value(t + 1, tuple(a + b for a, b in zip(keep, counts)), only, pure)
                                  for counts, p in rolled(self.r.n_dice - sum(keep)))
         return self.memo[key]
 
-    def endings(self, t: int, hand: tuple[int, ...], only: int = -1) -> list[tuple[float, int]]:
+    def endings(self, t: int, hand: tuple[int, ...], only: int = -1, pure: bool = False) -> list[tuple[float, int]]:
         """(value, action) of every way to end the turn now."""
         if only >= 0:
             return [(self.fill(only, hand), only)]
-        fills, announces = self.legal[t]
+        fills, announces = self.legal[t, pure]
         out = [(self.fill(cell, hand), cell) for cell in fills]
         base = self.lay.n_cells + self.lay.n_keeps
         out += [(self.value(t, hand, only=cell), base + cell) for cell in announces]
         return out
 
-    def action_value(self, action: int, hand: tuple[int, ...]) -> float:
-        t = int(self.batch.roll[self.game])
+    def best(self) -> float:
+        """The value of the hand held now."""
+        return self.value(int(self.batch.roll[self.game]), self.held(), pure=bool(self.batch.pure[self.game]))
+
+    def held(self) -> tuple[int, ...]:
+        """The hand held now, as face counts."""
+        return tuple(int(x) for x in self.r.dice.multisets[self.batch.dice[self.game]])
+
+    def action_value(self, action: int) -> float:
+        """The value of ``action`` with the hand held now."""
+        t, hand, pure = int(self.batch.roll[self.game]), self.held(), bool(self.batch.pure[self.game])
         if self.lay.n_cells <= action < self.lay.n_cells + self.lay.n_keeps:
             return self.keep_value(t, tuple(int(x) for x in self.r.dice.keeps[action - self.lay.n_cells]))
-        return dict((a, v) for v, a in self.endings(t, hand))[action]
+        return dict((a, v) for v, a in self.endings(t, hand, pure=pure))[action]
 
 
 def _advance(batch: GameBatch, turns: int) -> None:
@@ -126,13 +138,32 @@ def test_choice_is_optimal_by_exhaustive_search(preset: str, columns: tuple, tur
     checked = 0
     while batch.turn[0] == turns and batch.announced[0] < 0:  # the rolls of one turn
         search = Exhaustive(batch, 0)
-        hand = tuple(int(x) for x in lay.rules.dice.multisets[batch.dice[0]])
         action = int(player.act(batch, game)[0])
-        best = search.value(int(batch.roll[0]), hand)
-        assert search.action_value(action, hand) == pytest.approx(best, abs=1e-9)
+        assert search.action_value(action) == pytest.approx(search.best(), abs=1e-9)
         batch.step(np.array([action]), game)
         checked += 1
     assert checked >= 2
+
+
+def test_hand_after_a_full_reroll_is_played_as_exhaustive_search_says() -> None:
+    """jamb6: a hand thrown whole after the first roll may fill an announce cell. The move made with
+    it, after a plan made before the reroll, is the best by exhaustive search of the rest of the turn
+    (a whole game's such hands)."""
+    lay = layout(rules("jamb6"))
+    batch = GameBatch(lay, 1, seed=3)
+    player = ExpectimaxPlayer(lay)
+    game = np.array([0])
+    checked = 0
+    while not batch.done[0]:
+        action = int(player.act(batch, game)[0])
+        # the second roll of a three-roll turn, every die rerolled, nothing announced
+        if batch.roll[0] == 2 and batch.rolls_allowed[0] == 3 and batch.pure[0] and batch.announced[0] < 0:
+            search = Exhaustive(batch, 0)
+            assert search.action_value(action) == pytest.approx(search.best(), abs=1e-9), (
+                f"turn {batch.turn[0]}: {lay.describe_action(action)} with {search.held()}")
+            checked += 1
+        batch.step(np.array([action]), game)
+    assert checked >= 3
 
 
 def test_last_open_cell_value_is_exact_against_column_totals() -> None:
