@@ -36,7 +36,9 @@ from yamb.rules import rules
 # was shipped (re-saving the older files with a checksum changed neither): a shipped bot changes only
 # on purpose.
 SHIPPED_BOTS = {
-    "jamb6-6d-down-free-up-announce": (102462, "a02a7183a8f7fb37"),  # yamb fit, then the polish recipe
+    # yamb fit, then the polish recipe; its 60 games' total re-recorded on purpose (102462 before) when the
+    # turn search began planning a pure hand again after a full reroll: the same weights, a better search
+    "jamb6-6d-down-free-up-announce": (102600, "a02a7183a8f7fb37"),
     "yahtzee-free-5d-free": (15319, "9cad552f0ef1b3c7"),
     "yamb-5d-down-up-free-announce": (67663, "ca23b6ff8daa0bb7"),  # yamb fit, then the polish recipe
     "yatzy-5d-free": (14611, "3de85ca0c4974385"),  # the polish recipe
