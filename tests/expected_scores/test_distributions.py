@@ -17,6 +17,7 @@ from expected_scores.distributions import (
 )
 from expected_scores.optimal_play import SolvedPlayer
 from expected_scores.solitaire import solve_solitaire
+from scripts.check_score_tables import goodness_of_fit
 from tests.endgames import BruteForce, start_batch
 from yamb.layout import layout
 
@@ -146,17 +147,5 @@ def test_full_tables_and_simulated_play(preset, private_cache, monkeypatch):
     assert np.abs(tables.means[tables.index[states]] - values[states]).max() < 1e-9
     rules = tables.rules
     scores = simulate(layout(rules), SolvedPlayer(solve(preset)), 100_000, seed=4040)
-    p = tables.distribution(tables.state(0, 0))
-    # bins of at least 50 expected games each, from the left, the last one open
-    edges, acc = [0], 0.0
-    for x in range(len(p)):
-        acc += p[x]
-        if acc * len(scores) >= 50:
-            edges.append(x + 1)
-            acc = 0.0
-    edges[-1] = 10**6
-    expected = np.add.reduceat(p, edges[:-1]) * len(scores)
-    expected[-1] = len(scores) - expected[:-1].sum()
-    observed = np.histogram(scores, bins=edges)[0]
-    stat = float(((observed - expected) ** 2 / expected).sum())
-    assert chi2.sf(stat, len(expected) - 1) > 1e-3
+    stat, degrees = goodness_of_fit(tables.distribution(tables.state(0, 0)), scores)
+    assert chi2.sf(stat, degrees) > 1e-3
