@@ -38,7 +38,8 @@ def starting_genome(state: RunState) -> tuple[np.ndarray, np.ndarray]:
 
 def start_strength(state: RunState, toolbox: base.Toolbox) -> list[str]:
     """The start's mean on the verdict's games, played before generation 1 (the same games, so the
-    same mean the verdict will show); for an ``init`` file whose open cells will move with play
+    same mean the verdict will show, except against the hall of fame: the start plays itself here, the
+    verdict the final hall); for an ``init`` file whose open cells will move with play
     (``open_cells`` played), a line saying so; and, when the run plays the file with another search
     (``played``, ``bonus``, ``exact``) than the file's, one line saying so with the file's own mean."""
     c = state.config
