@@ -67,8 +67,10 @@ OTHERS = " · "  # between the other players' chances
 def percent(p: float) -> str:
     """A chance in words: 0.1 % steps, with ``<0.1%`` and ``>99.9%`` for the ends that are not certain,
     ``0%`` and ``100%`` for those that are."""
-    if p <= 0 or p >= 1:
-        return "0%" if p <= 0 else "100%"
+    if p <= 0:
+        return "0%"
+    if p >= 1:
+        return "100%"
     if p < 0.0005:
         return "<0.1%"
     if p >= 0.9995:
@@ -91,27 +93,27 @@ def standing_text(names: list[str], chances, exact: bool, target: int | None = N
 
 
 def win_parts(decision: Decision, target: int | None = None,
-              names: list[str] | None = None) -> tuple[str, str | None, str | None, str | None]:
-    """The mover's chance before and after a decision; the others' (with ``names``, else None); what it lost
+              names: list[str] | None = None) -> tuple[str, list[str], str | None, str | None]:
+    """The mover's chance before and after a decision; each other player's (with ``names``, else none); what it lost
     against the action best for it and its chance after that action (None when it lost nothing). Empty
     without chances."""
     if decision.win_before is None:
-        return "", None, None, None
+        return "", [], None, None
     p = decision.player
     before, after = decision.win_before, decision.win_after
     chance = f"{goal_text(target)} {percent(before[p])} -> {percent(after[p])}"
-    others = OTHERS.join(f"{names[q]} {percent(before[q])} -> {percent(after[q])}"
-                         for q in range(len(before)) if q != p) if names and len(before) > 1 else None
+    others = [f"{names[q]} {percent(before[q])} -> {percent(after[q])}" for q in range(len(before)) if q != p] \
+        if names else []
     if decision.win_loss < 0.0005:
-        return chance, others or None, None, None
-    return chance, others or None, f"-{100 * decision.win_loss:.1f} points of chance", percent(decision.win_best_value)
+        return chance, others, None, None
+    return chance, others, f"-{100 * decision.win_loss:.1f} points of chance", percent(decision.win_best_value)
 
 
 def win_text(decision: Decision, target: int | None = None, names: list[str] | None = None) -> str:
     """The mover's chance before and after a decision (the others' too, with ``names``), and what it lost
     against the action best for it."""
     chance, others, lost, better = win_parts(decision, target, names)
-    return chance + (f" (others: {others})" if others else "") + (
+    return chance + (f" (others: {OTHERS.join(others)})" if others else "") + (
         f", {lost} (better for it: {decision.win_best}, {better})" if lost else "")
 
 
@@ -140,8 +142,7 @@ def note_lines(decision: Decision, coach_kind: str, target: int | None = None, e
         chance, others, lost, best = win_parts(decision, target, names)
         lines += [f"{chance} ({kind_text(exact)})"] if chance else []
         if others:
-            each = others.split(OTHERS)
-            lines += _fitted(["others:", *(f"{o}{OTHERS.rstrip()}" for o in each[:-1]), each[-1]], width)
+            lines += _fitted(["others:", *(f"{o}{OTHERS.rstrip()}" for o in others[:-1]), others[-1]], width)
         lines += _fitted([f"{lost};", "better for it:", f"{decision.win_best},", best], width) if lost else []
     return lines
 
