@@ -12,6 +12,8 @@ import os
 import signal
 import sys
 
+# the words and codes of ``yamb_app.cli.stopping.stopped``, written out here: that module is under the package
+# whose import this guards
 SAID = {signal.SIGTERM: ("stopped (SIGTERM)", 143), signal.SIGINT: ("interrupted", 130)}
 
 
