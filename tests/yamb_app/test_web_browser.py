@@ -233,9 +233,11 @@ def test_on_a_phone_the_dice_the_hint_and_the_coachs_word_are_on_screen(server, 
     show(page, server, preset, PHONE)
     page.get_by_test_id("hint").click()
     expect(page.get_by_test_id("hint-box")).to_contain_text(re.compile(r"would (keep|fill|announce)"), timeout=STEP_MS)
-    page.get_by_test_id("roll").click()  # a move: the coach's word on it
+    page.get_by_test_id("roll").click()  # a move: the coach's word on it, and the old hint put away
     expect(page.get_by_test_id("coach-box")).to_be_visible(timeout=STEP_MS)
+    expect(page.get_by_test_id("hint-box")).to_be_hidden()  # it keeps its old words while hidden
     page.get_by_test_id("hint").click()
+    expect(page.get_by_test_id("hint-box")).to_be_visible(timeout=STEP_MS)
     expect(page.get_by_test_id("hint-box")).to_contain_text(re.compile(r"would (keep|fill|announce)"), timeout=STEP_MS)
     last_row = page.locator(".sheet.to-move tbody tr").last
     for where in ("top", "the sheet's end"):
