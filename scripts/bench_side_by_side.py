@@ -123,8 +123,7 @@ def run(tree: str, label: str, name: str, games: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", nargs="+", default=list(PLAYERS), choices=PLAYERS)
-    parser.add_argument("--trees", nargs="+", required=True,
-                        help="label=path of each worktree")
+    parser.add_argument("--trees", nargs="+", help="label=path of each worktree (required)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--scale", type=float, default=1.0, help="times the default games")
     parser.add_argument("--warm", action="store_true", help="one untimed run per player and tree first (compile)")
@@ -134,6 +133,8 @@ def main() -> None:
     if args.worker:
         worker(args.worker, args.games)
         return
+    if not args.trees:
+        parser.error("give --trees label=path ...")
     trees = dict(t.split("=", 1) for t in args.trees)
     labels = list(trees)
     if args.warm:
