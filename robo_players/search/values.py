@@ -53,22 +53,23 @@ def best_fills(row, pure_row, ends, n_ends, g, p, filled, cells, consts, tables,
     tables; jokers after). The ends come as a list so that the arrays are taken once: numba
     counts the references of an inlined function's arrays at every call."""
     levels_t, scores_t, five_face = tables.levels_t, tables.scores_t, consts.five_face
-    n_rows = lin.shape[1]
+    n_rows, n_multisets = lin.shape[1], len(row)  # the hands' loops bounded once, not by ``into``: ~10 % of
+    # the whole search's instructions (callgrind), as numba compiles them
     for e in range(n_ends):
         if ends[e, 1] == LATE:
             continue
         into = row if ends[e, 1] == FILL else pure_row
         c, r = ends[e, 0] // n_rows, ends[e, 0] % n_rows
         if r < N_NUMBER_ROWS:
-            for m in range(len(into)):
+            for m in range(n_multisets):
                 into[m] = max(into[m], num[c, r, levels_t[r, m]])
         else:
             a, b = lin[c, r, 0], lin[c, r, 1]
-            for m in range(len(into)):
+            for m in range(n_multisets):
                 into[m] = max(into[m], a * scores_t[r, m] + b)
         if consts.has_jokers:  # a joker scores more, and an extra Yahtzee earns its bonus
             own, yamb_cell = filled[g, p, c], cells[g, p, c, consts.yz_row]
-            for m in range(len(into)):
+            for m in range(n_multisets):
                 if five_face[m] > 0:
                     v = fill_value(c, r, m, own, consts.scores, consts.joker_scores, five_face, True, tables.params,
                                    yamb_cell, tables.levels, lin, num)
