@@ -38,6 +38,7 @@ from robo_players.search.win_utility import CELL, COLLECTION, LEVEL, MEAN, MODE,
 from yamb.engine import GameBatch, threads_for
 from yamb.errors import YambError
 from yamb.layout import Layout
+from yamb.portable_math import exp_array
 from yamb.rules import N_NUMBER_ROWS, Rules
 from yamb.table import Table
 
@@ -168,7 +169,7 @@ def estimate(rules: Rules, model: CellModel, cells: np.ndarray, filled: np.ndarr
         with np.errstate(divide="ignore", invalid="ignore"):
             z = np.where(sd > 0, gap / np.where(sd > 0, sd, 1.0), np.where(gap > 0, np.inf, -np.inf))
         p = ndtr(z)
-        density = np.where(sd > 0, np.exp(-0.5 * np.minimum(z * z, 1e4)) / np.sqrt(2 * np.pi), 0.0)
+        density = np.where(sd > 0, exp_array(-0.5 * np.minimum(z * z, 1e4)) / np.sqrt(2 * np.pi), 0.0)
         mean += spec.bonus * p
         total_var += spec.bonus ** 2 * p * (1 - p) + 2 * spec.bonus * sd * density
     collections = list(range(N_NUMBER_ROWS, n_rows))

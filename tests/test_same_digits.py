@@ -30,19 +30,21 @@ from numpy._core._multiarray_umath import __cpu_features__
 from evolution.individual import Individual
 from evolution.strategies.cma_es import CMAStrategy
 from evolution.strategies.operators import cx_sbx
+from robo_players.best_win import CellModel, estimate
 from robo_players.neural.dense import BLOCK
 from robo_players.neural.networks import NetSpec
 from robo_players.neural.population import Population, genome_size, load_genome
 from robo_players.neural.value_nets import ValueSpec, value_function
+from robo_players.search.win_utility import OTHERS, win_chance
 from yamb.engine import PARALLEL_GAMES
 from yamb.layout import layout
 from yamb.portable_linalg import symmetric_eigen, times_transposed, weighted_rows
-from yamb.portable_math import exp, power_array, tanh
+from yamb.portable_math import exp, exp_array, power_array, tanh
 from yamb.rules import rules
 
 ROOT = Path(__file__).resolve().parent.parent
 ULP = 2.0**-52
-exp_array, tanh_array = np.vectorize(exp, otypes=[float]), np.vectorize(tanh, otypes=[float])
+tanh_array = np.vectorize(tanh, otypes=[float])
 
 # Settings that make this machine compute as another x86-64 machine would (each takes effect here:
 # the digests of numpy's exp, OpenBLAS's products and torch's products change under them).
@@ -69,6 +71,8 @@ def test_exp_tanh_and_powers_are_within_a_few_units_in_the_last_place() -> None:
     assert relative_error(tanh_array(-x), -np.tanh(np.longdouble(x))) < 4 * ULP
     base = np.geomspace(1e-8, 1e8, 10_001)
     assert relative_error(power_array(base, 1 / 3), np.longdouble(base) ** (np.longdouble(1) / 3)) < 64 * ULP
+    grid = x[:60_000].reshape(200, 300)  # any shape, each element its scalar ``exp``
+    assert np.array_equal(exp_array(grid), np.vectorize(exp, otypes=[float])(grid))
     specials = exp_array(np.array([0.0, -np.inf, np.inf, 710.0, -746.0, np.nan]))
     assert specials[:5].tolist() == [1.0, 0.0, np.inf, np.inf, 0.0] and np.isnan(specials[5])
     assert tanh_array(np.array([0.0, 19.2, -19.2, np.inf, -np.inf])).tolist() == [0.0, 1.0, -1.0, 1.0, -1.0]
@@ -196,7 +200,24 @@ def digests() -> dict[str, str]:
     out["cma"] = h(np.concatenate([strategy.centroid, strategy.C.ravel(), strategy.B.ravel(), [strategy.sigma]]))
     a, b = rng.normal(0, 1, 500), rng.normal(0, 1, 500)
     out["sbx"] = h(np.concatenate(cx_sbx(a, b, 10.0, np.random.default_rng(12))))
+    out["best-win"] = h(np.concatenate(best_win_estimate(rng)))
+    rows = [np.concatenate([np.zeros(OTHERS), rng.normal(0, 30, 2 * others) + [0, 40] * others])
+            for others in (1, 3) for _ in range(200)]  # a mover against one other (closed form) or three
+    out["win-chance"] = h(np.array([win_chance(rng.normal(0, 30), rng.uniform(1, 40), np.abs(row)) for row in rows]))
     return out
+
+
+def best_win_estimate(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``best-win``'s estimate of the final totals (mean, variance) of random Yatzy sheets, from a random
+    cell model: the numbers bonus's chance and density enter it."""
+    r = rules("yatzy")
+    n_rows, cells_total = r.n_rows, r.n_rows + 1
+    model = CellModel(rng.uniform(0, 30, (cells_total, 1, n_rows)), rng.uniform(1, 90, (cells_total, 1, n_rows)),
+                      0.0, 0.0, np.zeros(cells_total))
+    filled = rng.integers(0, 1 << n_rows, (2000, 2, 1))
+    cells = rng.integers(0, 30, (2000, 2, 1, n_rows))
+    out = estimate(r, model, cells, filled, np.zeros((2000, 2)))
+    return out.mean, out.var
 
 
 def run_elsewhere(settings: dict[str, str], script: str, tmp_path: Path) -> subprocess.CompletedProcess:

@@ -70,6 +70,16 @@ def log(x: float) -> float:
 
 
 @njit(cache=True)
+def exp_array(x: np.ndarray) -> np.ndarray:
+    """``exp`` of every element of a float64 array (numpy's ``exp`` rounds by the CPU's vector width)."""
+    out = np.empty(x.shape)
+    flat, into = np.ascontiguousarray(x).ravel(), out.ravel()
+    for i in range(flat.size):
+        into[i] = exp(flat[i])
+    return out
+
+
+@njit(cache=True)
 def power_array(x: np.ndarray, y: float) -> np.ndarray:
     """``x ** y`` of every element of a contiguous float64 array of positive numbers, as
     ``exp(y log x)`` (accurate to about ``|y log x|`` units in the last place)."""
