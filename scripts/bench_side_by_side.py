@@ -3,6 +3,7 @@
     git worktree add --detach ../old 4d08c8e                 # each commit to compare, in a worktree
     python -m scripts.bench_side_by_side --rounds 3 --trees old=../old new=.
     python -m scripts.bench_side_by_side --players best --rounds 5 --trees old=../old new=.
+    python -m scripts.bench_side_by_side --instructions --players expectimax guided --scale 0.02 --trees old=../old new=.
 
 Each (round, player, tree) is its own process, with ``PYTHONPATH`` and the working folder set to the tree,
 one numba thread (``NUMBA_NUM_THREADS=1``, torch one thread) and batches below ``yamb.engine.PARALLEL_GAMES``,
@@ -10,6 +11,12 @@ so every run is single-threaded. The trees run alternately (their order rotated 
 shared machine falls on all of them alike; ``os.getloadavg()`` is printed beside each figure. Each tree has a
 cache home of its own (``XDG_CACHE_HOME``: the project names its numba cache folder after a hash of its
 sources, so an edited tree never loads stale kernels). The first run in a tree compiles its kernels.
+
+With ``--instructions`` each (player, tree) runs once more under valgrind's callgrind
+(``--instr-atstart=no``; after an uncounted run that compiles or loads the kernels natively), counting
+switched on for the timed games alone (``callgrind_control -i``): the instructions they take, Python
+around the kernels included, a figure that the machine's load does not move. Scale the games down
+(``--scale 0.02``): callgrind runs about 50 times slower.
 
 Players (preset yamb, its standard table):
 
@@ -27,9 +34,11 @@ import argparse
 import hashlib
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -70,10 +79,13 @@ def time_guided(games: int) -> tuple[int, float]:
     values = np.full((members, lay.n_cells), 10.0, dtype=np.float32)
     play_task(Task(spec, genomes[:2], values[:2], 20, seed=0))  # compile and warm up
     batches = max(1, games // (members * each))
+    counting(True)
     cpu = time.process_time()
     for b in range(batches):
-        play_task(Task(spec, genomes, values, each, seed=b + 1))
-    return batches * members * each, time.process_time() - cpu
+        play_task(Task(spec, genomes, values, min(each, games // members), seed=b + 1))
+    cpu = time.process_time() - cpu
+    counting(False)
+    return batches * members * min(each, games // members), cpu
 
 
 def time_player(name: str, games: int) -> tuple[int, float]:
@@ -90,9 +102,19 @@ def time_player(name: str, games: int) -> tuple[int, float]:
     lay = layout(rules("yamb"))
     player = make_player(name, lay)
     simulate(lay, player, 10, seed=1, check=False)
+    counting(True)
     cpu = time.process_time()
-    simulate(lay, player, games, seed=2, batch_size=BATCH[name], check=False)
-    return games, time.process_time() - cpu
+    simulate(lay, player, games, seed=2, batch_size=min(BATCH[name], games), check=False)
+    cpu = time.process_time() - cpu
+    counting(False)
+    return games, cpu
+
+
+def counting(on: bool) -> None:
+    """Switch callgrind's counting of this process on or off (when it runs under callgrind)."""
+    if os.environ.get("BENCH_UNDER_CALLGRIND"):
+        subprocess.run(["callgrind_control", "-i", "on" if on else "off", str(os.getpid())], check=True,
+                       capture_output=True)
 
 
 def worker(name: str, games: int) -> None:
@@ -108,16 +130,30 @@ def worker(name: str, games: int) -> None:
                       "bot_sha": bot_sha()}))
 
 
-def run(tree: str, label: str, name: str, games: int) -> dict:
-    """One worker process for ``name`` in ``tree``."""
+def run(tree: str, label: str, name: str, games: int, callgrind: Path | None = None) -> dict:
+    """One worker process for ``name`` in ``tree``; under callgrind, writing to ``callgrind``, if given."""
     env = {**os.environ, "PYTHONPATH": tree, "NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
            "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "XDG_CACHE_HOME": str(CACHES / label)}
     env.pop("NUMBA_CACHE_DIR", None)
-    done = subprocess.run([sys.executable, __file__, "--worker", name, "--games", str(games)], cwd=tree, env=env,
-                          capture_output=True, text=True, check=False)
+    command = [sys.executable, __file__, "--worker", name, "--games", str(games)]
+    if callgrind is not None:
+        env["BENCH_UNDER_CALLGRIND"] = "1"
+        command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={callgrind}",
+                   *command]
+    done = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, check=False)
     if done.returncode:
         raise SystemExit(f"{name} failed in {tree}:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def instructions(tree: str, label: str, name: str, games: int) -> int:
+    """The instructions of ``games`` games of ``name`` in ``tree`` (callgrind's total of the counted part)."""
+    run(tree, label, name, 10 if name != "guided" else 20)  # compile or load the kernels natively first
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "callgrind.out"
+        run(tree, label, name, games, out)
+        totals = [line for line in out.read_text().splitlines() if line.startswith("totals:")]
+    return int(totals[0].split()[1])
 
 
 def main() -> None:
@@ -127,6 +163,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--scale", type=float, default=1.0, help="times the default games")
     parser.add_argument("--warm", action="store_true", help="one untimed run per player and tree first (compile)")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count each player's instructions in each tree by callgrind instead of timing")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--games", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -137,6 +175,15 @@ def main() -> None:
         parser.error("give --trees label=path ...")
     trees = dict(t.split("=", 1) for t in args.trees)
     labels = list(trees)
+    if args.instructions:
+        if not shutil.which("valgrind"):
+            parser.error("--instructions needs valgrind (apt-get install valgrind)")
+        for name in args.players:
+            counts = {label: instructions(trees[label], label, name, int(GAMES[name] * args.scale)) for label in labels}
+            print(f"| {name} ({int(GAMES[name] * args.scale)} games) | "
+                  + " | ".join(f"{counts[label]:,}" for label in labels) + " | "
+                  + " | ".join(f"{counts[x] / counts[labels[0]]:.3f}" for x in labels[1:]) + " |", flush=True)
+        return
     if args.warm:
         for name in args.players:
             for label in labels:
