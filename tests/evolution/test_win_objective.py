@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -138,3 +139,15 @@ def test_the_recipe_and_the_command_line(capsys):
     assert main(["evolve", "--objective", "win", "--set", "luck=expectimax", "--preset", "yatzy"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "objective win cannot apply with luck" in err
+
+
+def test_the_progress_line_gives_the_shares_of_the_wins_in_per_cent(capsys, tmp_path: Path):
+    """A share of the wins is near one half: its progress line gives it in per cent to a hundredth, where
+    points would read ``best 0.5`` for every member."""
+    args = ["evolve", "--recipe", "direct", "--objective", "win", "--preset", "yatzy", "--generations", "1",
+            "--population", "4", "--games", "3", "--final-games", "4", "--hidden", "2", "--out", str(tmp_path / "run")]
+    assert main(args) == 0, capsys.readouterr().err
+    shares = r"\d{1,3}\.\d\d%"
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("gen "))
+    assert re.match(rf"gen +1/1  best {shares}  mean {shares} ± {shares}  worst {shares}  expectimax {shares}  ",
+                    line), line

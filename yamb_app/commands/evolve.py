@@ -109,9 +109,13 @@ def _heading(state, run_dir) -> str:
 def _line(state, entry: dict) -> str:
     c = state.config
     compiled = f" (and {entry['compile_seconds']:.1f} s compiling)" if entry["compile_seconds"] else ""
-    return (f"gen {entry['gen']:>3}/{c.generations}  best {entry['max']:.1f}  "
-            f"mean {entry['avg']:.1f} ± {entry['std']:.1f}  worst {entry['min']:.1f}  "
-            f"expectimax {entry['expectimax']:.1f}  {entry['seconds']:.1f} s{compiled}{_noise(entry)}")
+
+    def fitness(value: float) -> str:  # points to a tenth; a share of the wins in per cent, to a hundredth
+        return f"{100 * value:.2f}%" if c.objective == "win" else f"{value:.1f}"
+
+    return (f"gen {entry['gen']:>3}/{c.generations}  best {fitness(entry['max'])}  "
+            f"mean {fitness(entry['avg'])} ± {fitness(entry['std'])}  worst {fitness(entry['min'])}  "
+            f"expectimax {fitness(entry['expectimax'])}  {entry['seconds']:.1f} s{compiled}{_noise(entry)}")
 
 
 def _noise(entry: dict) -> str:
