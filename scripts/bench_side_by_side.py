@@ -73,7 +73,8 @@ def time_guided(games: int) -> tuple[int, float]:
     spec = NetSpec.for_layout("guided", lay, (16,))
     rng = np.random.default_rng(0)
     net = spec.build()
-    members, each = 20, 50
+    members = 20
+    each = max(1, min(50, games // members))  # 50 games a member, fewer when scaled down
     genomes = np.stack([net.initial_genome(rng) for _ in range(members)])
     genomes = (genomes + 0.01 * rng.standard_normal(genomes.shape)).astype(np.float32)
     values = np.full((members, lay.n_cells), 10.0, dtype=np.float32)
@@ -82,10 +83,10 @@ def time_guided(games: int) -> tuple[int, float]:
     counting(True)
     cpu = time.process_time()
     for b in range(batches):
-        play_task(Task(spec, genomes, values, min(each, games // members), seed=b + 1))
+        play_task(Task(spec, genomes, values, each, seed=b + 1))
     cpu = time.process_time() - cpu
     counting(False)
-    return batches * members * min(each, games // members), cpu
+    return batches * members * each, cpu
 
 
 def time_player(name: str, games: int) -> tuple[int, float]:
@@ -179,8 +180,9 @@ def main() -> None:
         if not shutil.which("valgrind"):
             parser.error("--instructions needs valgrind (apt-get install valgrind)")
         for name in args.players:
-            counts = {label: instructions(trees[label], label, name, int(GAMES[name] * args.scale)) for label in labels}
-            print(f"| {name} ({int(GAMES[name] * args.scale)} games) | "
+            games = int(GAMES[name] * args.scale)
+            counts = {label: instructions(trees[label], label, name, games) for label in labels}
+            print(f"| {name} ({games} games) | "
                   + " | ".join(f"{counts[label]:,}" for label in labels) + " | "
                   + " | ".join(f"{counts[x] / counts[labels[0]]:.3f}" for x in labels[1:]) + " |", flush=True)
         return
