@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from numba import njit
 from numpy._core._multiarray_umath import __cpu_features__
 
 from evolution.individual import Individual
@@ -77,6 +78,24 @@ def test_exp_tanh_and_powers_are_within_a_few_units_in_the_last_place() -> None:
     assert specials[:5].tolist() == [1.0, 0.0, np.inf, np.inf, 0.0] and np.isnan(specials[5])
     assert tanh_array(np.array([0.0, 19.2, -19.2, np.inf, -np.inf])).tolist() == [0.0, 1.0, -1.0, 1.0, -1.0]
 
+
+
+@njit
+def tanh_lanes(x: np.ndarray) -> np.ndarray:
+    """``tanh`` of each element in a compiled loop, which runs several elements a vector instruction."""
+    out = np.empty_like(x)
+    for i in range(x.size):
+        out[i] = tanh(x[i])
+    return out
+
+
+def test_tanh_in_a_vector_loop_is_tanh_one_value_at_a_time() -> None:
+    edges = np.array([0.0, -0.0, 0.0625, -0.0625, 19.1, -19.1, 19.2, np.inf, -np.inf, np.nan, 5e-324, -1e-300])
+    x = np.concatenate([np.linspace(-25, 25, 100_003), np.nextafter(edges, np.inf), np.nextafter(edges, -np.inf),
+                        edges])
+    with np.errstate(all="ignore"):  # both branches are computed: the unused one may overflow
+        one_at_a_time = tanh_array(x)
+    assert np.array_equal(tanh_lanes(x).view(np.int64), one_at_a_time.view(np.int64))
 
 def small_population(kind: str, members: int, seed: int = 3) -> tuple[NetSpec, np.ndarray]:
     spec = NetSpec.for_layout(kind, layout(rules("yatzy"), None), (8, 5))

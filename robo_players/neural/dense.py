@@ -85,20 +85,31 @@ def _layer(x, weight, bias, activation, gain, inputs, gain_start, out):
                 values[n] = v
                 n += v != 0.0
             acc[:] = 0.0
-            for i in range(n):
+            i = 0
+            while i + 4 <= n:  # four inputs a pass over the outputs, added one after the other
+                v0, v1, v2, v3 = values[i], values[i + 1], values[i + 2], values[i + 3]
+                w0, w1 = weight[p, nonzero[i]], weight[p, nonzero[i + 1]]
+                w2, w3 = weight[p, nonzero[i + 2]], weight[p, nonzero[i + 3]]
+                for j in range(n_outputs):
+                    acc[j] = (((acc[j] + v0 * w0[j]) + v1 * w1[j]) + v2 * w2[j]) + v3 * w3[j]
+                i += 4
+            for i in range(i, n):
                 v = values[i]
                 w = weight[p, nonzero[i]]
                 for j in range(n_outputs):
                     acc[j] += v * w[j]
+            for j in range(n_outputs):  # one loop per step: each runs several outputs at once
+                acc[j] += bias[p, j]
+            if activation == TANH:
+                for j in range(n_outputs):
+                    acc[j] = tanh(acc[j])
+            elif activation == RELU:
+                for j in range(n_outputs):
+                    acc[j] = max(acc[j], 0.0)
+            for j in range(n_gain):
+                acc[j] += gain[p, j] * np.float64(inputs[p, g, gain_start + j])
             for j in range(n_outputs):
-                a = acc[j] + bias[p, j]
-                if activation == TANH:
-                    a = tanh(a)
-                elif activation == RELU:
-                    a = max(a, 0.0)
-                if j < n_gain:
-                    a += gain[p, j] * np.float64(inputs[p, g, gain_start + j])
-                out[p, g, j] = a
+                out[p, g, j] = acc[j]
 
 
 _SERIAL_LAYER = serial_copy(_layer)
