@@ -50,7 +50,7 @@ class Work(NamedTuple):
     start: np.ndarray  # (BLOCK,) int64
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def new_work(n_cols, n_rows, slots):
     """A chunk's ``Work`` for a table of ``n_cols`` x ``n_rows`` cells and ``slots`` queue slots."""
     return Work(np.zeros((n_cols, n_rows, 2)), np.zeros((n_cols, N_NUMBER_ROWS, LEVELS)),
@@ -224,18 +224,17 @@ def _search_range(start, stop, games, state, consts, tables, plans, actions, adj
         if planned and may_roll and not must and plan_keep[g, roll[g] - 2, m] != STOP:
             actions[i] = n_cols * n_rows + plan_keep[g, roll[g] - 2, m]
             continue
+        lin, num = column_lin[g, p], column_num[g, p]
         for c in range(n_cols):  # a column's values change only when one of its cells is filled
             own = filled[g, p, c]
             if own != full and column_key[g, p, c] != own:
-                column_values(filled, cells, g, p, c, expected, variance, bonus_levels, level_score, params,
-                              column_lin[g, p], column_num[g, p])
+                column_values(filled, cells, g, p, c, expected, variance, bonus_levels, level_score, params, lin, num)
                 column_key[g, p, c] = own
-        lin, num = column_lin[g, p], column_num[g, p]
         if corrected:
             for c in range(n_cols):
                 own = filled[g, p, c]
                 if own != full:
-                    corrected_column(c, own, column_lin[g, p], column_num[g, p], adjust, i, work.lin, work.num)
+                    corrected_column(c, own, lin, num, adjust, i, work.lin, work.num)
             lin, num = work.lin, work.num
         left = rolls_allowed[g] - roll[g]
         best, action = _best_ending(g, p, m, left, bits[q], filled, cells, consts, tables, lin, num)
