@@ -31,6 +31,7 @@ from numpy._core._multiarray_umath import __cpu_features__
 from evolution.individual import Individual
 from evolution.strategies.cma_es import CMAStrategy
 from evolution.strategies.operators import cx_sbx
+from expected_scores.distributions import endgame_tables
 from robo_players.best_win import CellModel, estimate
 from robo_players.neural.dense import BLOCK
 from robo_players.neural.networks import NetSpec
@@ -223,7 +224,17 @@ def digests() -> dict[str, str]:
     rows = [np.concatenate([np.zeros(OTHERS), rng.normal(0, 30, 2 * others) + [0, 40] * others])
             for others in (1, 3) for _ in range(200)]  # a mover against one other (closed form) or three
     out["win-chance"] = h(np.array([win_chance(rng.normal(0, 30), rng.uniform(1, 40), np.abs(row)) for row in rows]))
+    out["score-tables"] = h(score_tables_of_an_endgame())
     return out
+
+
+def score_tables_of_an_endgame() -> np.ndarray:
+    """The distributions, reach chances and means of a Yahtzee endgame with four cells open, the
+    numbers bonus and the extra Yahtzee bonuses still in play, as the score tables are built."""
+    r = rules("yahtzee")
+    open_rows = sum(1 << r.row_index(name) for name in ("aces", "twos", "sixes", "chance"))
+    tables = endgame_tables(r, ((1 << r.n_rows) - 1) & ~open_rows)
+    return np.concatenate([tables.dist.flat, tables.tail, tables.reach.flat, tables.means])
 
 
 def best_win_estimate(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
