@@ -147,14 +147,15 @@ def run(tree: str, label: str, name: str, games: int, callgrind: Path | None = N
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def instructions(tree: str, label: str, name: str, games: int) -> int:
-    """The instructions of ``games`` games of ``name`` in ``tree`` (callgrind's total of the counted part)."""
+def instructions(tree: str, label: str, name: str, games: int) -> tuple[int, int]:
+    """The instructions of about ``games`` games of ``name`` in ``tree`` (callgrind's total of the counted
+    part), and the games played (a guided run plays whole batches)."""
     run(tree, label, name, 10 if name != "guided" else 20)  # compile or load the kernels natively first
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "callgrind.out"
-        run(tree, label, name, games, out)
+        played = run(tree, label, name, games, out)["games"]
         totals = [line for line in out.read_text().splitlines() if line.startswith("totals:")]
-    return int(totals[0].split()[1])
+    return int(totals[0].split()[1]), played
 
 
 def main() -> None:
@@ -180,9 +181,11 @@ def main() -> None:
         if not shutil.which("valgrind"):
             parser.error("--instructions needs valgrind (apt-get install valgrind)")
         for name in args.players:
-            games = int(GAMES[name] * args.scale)
-            counts = {label: instructions(trees[label], label, name, games) for label in labels}
-            print(f"| {name} ({games} games) | "
+            counted = {label: instructions(trees[label], label, name, int(GAMES[name] * args.scale))
+                       for label in labels}
+            counts = {label: n for label, (n, _) in counted.items()}
+            played = sorted({games for _, games in counted.values()})
+            print(f"| {name} ({'/'.join(map(str, played))} games) | "
                   + " | ".join(f"{counts[label]:,}" for label in labels) + " | "
                   + " | ".join(f"{counts[x] / counts[labels[0]]:.3f}" for x in labels[1:]) + " |", flush=True)
         return
