@@ -87,6 +87,9 @@ def _add_products(typingctx, acc, weight, j, k0, k1, k2, k3, v0, v1, v2, v3):  #
     ``acc`` and ``weight`` overlap (numba's loop over the outputs checked it at every step, which
     cost more than the sums). The products and sums are IEEE 754's, lane by lane, in this order, and
     never fused: a narrower CPU splits the vectors, and each output's bits stay the same."""
+    if not all(isinstance(a, types.Array) and a.dtype == types.float64 and a.layout == "C" and a.ndim == n
+               for a, n in ((acc, 1), (weight, 2))):
+        return None  # a typing error: the vectors are read from contiguous float64 rows
     signature = types.none(acc, weight, j, k0, k1, k2, k3, v0, v1, v2, v3)
 
     def codegen(context, builder, signature, args):
@@ -141,7 +144,7 @@ def _layer(x, weight, bias, activation, gain, inputs, gain_start, out):
                 nonzero[t] = n_inputs  # which leaves every sum as it is (a sum of products is never -0)
                 values[t] = 0.0
             acc[:] = 0.0
-            for i in range(0, n, STEP):  # the step's inputs read once (a store to ``acc`` might change arrays)
+            for i in range(0, n, STEP):  # the step's inputs into locals: else reread after each store to ``acc``
                 k0, k1, k2, k3 = nonzero[i], nonzero[i + 1], nonzero[i + 2], nonzero[i + 3]
                 v0, v1, v2, v3 = values[i], values[i + 1], values[i + 2], values[i + 3]
                 for j in range(0, n_padded, LANES):
