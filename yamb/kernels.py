@@ -211,17 +211,21 @@ def illegal(games, actions, state, consts, out, bad):
 
 
 @njit(cache=True, inline="always")
-def fill_score(scores, joker_scores, five_face, has_jokers, yz_row, own, m, r):
-    """What filling row ``r`` of a column with filled rows ``own`` scores with hand ``m``.
+def is_joker(has_jokers, face, yz_row, own):
+    """Whether five alike of ``face`` (0: not five alike) is a joker in a column with filled rows
+    ``own``: a further Yahtzee, the column's Yahtzee row and the upper row of its face filled
+    (``Rules.joker_scores``)."""
+    one = np.uint32(1)
+    return has_jokers and face > 0 and (own >> np.uint32(yz_row)) & one == one and (
+        (own >> np.uint32(face - 1)) & one == one)
 
-    A further Yahtzee is a joker when the column's Yahtzee row and the upper
-    row of its face are filled (``Rules.joker_scores``).
-    """
-    face = five_face[m]
-    if has_jokers and face > 0:
-        one = np.uint32(1)
-        if (own >> np.uint32(yz_row)) & one and (own >> np.uint32(face - 1)) & one:
-            return joker_scores[m, r]
+
+@njit(cache=True, inline="always")
+def fill_score(scores, joker_scores, five_face, has_jokers, yz_row, own, m, r):
+    """What filling row ``r`` of a column with filled rows ``own`` scores with hand ``m`` (a joker's
+    score when ``is_joker``)."""
+    if is_joker(has_jokers, five_face[m], yz_row, own):
+        return joker_scores[m, r]
     return scores[m, r]
 
 

@@ -21,26 +21,34 @@ FILL, LATE, PURE = 0, 1, 2  # how a turn may end after a later roll: a fill, a l
 @njit(cache=True, inline="always")
 def fill_value(c, r, m, own, scores, joker_scores, five_face, has_jokers, params, yamb_cell, levels, lin, num):
     """Value of filling row ``r`` of column ``c`` (filled rows ``own``, Yahtzee cell ``yamb_cell``)
-    with hand ``m``: a joker's score and the extra Yahtzee bonus included."""
-    if r < N_NUMBER_ROWS:
-        v = num[c, r, levels[m, r]]
-    else:
-        v = lin[c, r, 0] * scores[m, r] + lin[c, r, 1]
-    if has_jokers and five_face[m] > 0:  # a joker's score, the extra Yahtzee bonus
-        s = kernels.fill_score(scores, joker_scores, five_face, has_jokers, params[YZ_ROW], own, m, r)
-        v += lin[c, r, 0] * (s - scores[m, r])
-        if yamb_cell == params[YZ_SCORE]:
-            v += params[EXTRA_BONUS]
+    with hand ``m``: a joker's score and the extra Yahtzee bonus included.
+
+    Every array is read before the first branch (a number row's value is read for any row, from
+    row 5 when ``r`` is not one): then numba drops the reference counts of the arrays at each
+    call, which its callers make for every open cell."""
+    number = num[c, min(r, N_NUMBER_ROWS - 1), levels[m, min(r, N_NUMBER_ROWS - 1)]]
+    slope, intercept, score, joker_score = lin[c, r, 0], lin[c, r, 1], scores[m, r], joker_scores[m, r]
+    face, yz_row, yz_score, extra = five_face[m], params[YZ_ROW], params[YZ_SCORE], params[EXTRA_BONUS]
+    v = number if r < N_NUMBER_ROWS else slope * score + intercept
+    if has_jokers and face > 0:  # a joker's score, the extra Yahtzee bonus
+        s = joker_score if kernels.is_joker(has_jokers, face, yz_row, own) else score
+        v += slope * (s - score)
+        if yamb_cell == yz_score:
+            v += extra
     return v
 
 
 @njit(cache=True, inline="always")
 def announce_value(c, r, m, left, sign, row_value, reach, lin, num):
-    """Expected value of announcing row ``r`` of column ``c`` holding ``m`` with ``left`` rolls left."""
+    """Expected value of announcing row ``r`` of column ``c`` holding ``m`` with ``left`` rolls left
+    (the levels' sum written out: a loop here would keep the arrays' reference counts at each call)."""
     if r < N_NUMBER_ROWS:
         v = num[c, r, 0]
-        for k in range(reach.shape[3]):
-            v += reach[left, m, r, k] * (num[c, r, k + 1] - num[c, r, k])
+        v += reach[left, m, r, 0] * (num[c, r, 1] - num[c, r, 0])
+        v += reach[left, m, r, 1] * (num[c, r, 2] - num[c, r, 1])
+        v += reach[left, m, r, 2] * (num[c, r, 3] - num[c, r, 2])
+        v += reach[left, m, r, 3] * (num[c, r, 4] - num[c, r, 3])
+        v += reach[left, m, r, 4] * (num[c, r, 5] - num[c, r, 4])
         return v
     return lin[c, r, 0] * sign[r] * row_value[left, m, r] + lin[c, r, 1]
 
