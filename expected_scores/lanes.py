@@ -22,18 +22,17 @@ NO_HANDS = np.empty(0, dtype=np.int64)  # ``plan_lanes``'s ``hands``: plan every
 
 
 @njit(cache=True, inline="always")
-def _option_rows(options, pure, t, m, after_full_throw):
-    """The rows (L,) of ``turn._option`` after roll ``t + 1`` for hand ``m``: the options, and the
-    pure hand's if they count (else the options again). The lanes' loops read these rows: with
-    the lane the only index left, they run in vector registers."""
-    row = options[t, m]
-    return row, (pure[t, m] if after_full_throw and pure.shape[0] > 0 else row)
+def _pure_source(options, pure, after_full_throw):
+    """Where ``_option`` reads the pure hand's options after a roll: ``pure`` if they count
+    (after a full throw, on a table with pure hands), else ``options`` again. Chosen once per
+    roll, not per hand: numba counts the references of an array chosen, or a row taken, in a loop."""
+    return pure if after_full_throw and pure.shape[0] > 0 else options
 
 
 @njit(cache=True, inline="always")
-def _option(row, pure_row, lane):
-    """``turn._option`` of one lane from its rows (``_option_rows``)."""
-    v, p = row[lane], pure_row[lane]
+def _option(options, source, t, m, lane):
+    """``turn._option`` of one lane after roll ``t + 1`` for hand ``m`` (``source``: ``_pure_source``)."""
+    v, p = options[t, m, lane], source[t, m, lane]
     return p if p > v else v
 
 
@@ -62,11 +61,11 @@ def _keep_values(t, options, pure, add_die, first_prob, value, kv):
         pure_keep = kv[0]
         for lane in range(lanes):
             pure_keep[lane] = 0.0
+        source = _pure_source(options, pure, True)
         for m in range(n_multisets):
-            p, then = first_prob[m], value[t + 1, m]
-            row, pure_row = _option_rows(options, pure, t + 1, m, True)
+            p = first_prob[m]
             for lane in range(lanes):
-                v, o = then[lane], _option(row, pure_row, lane)
+                v, o = value[t + 1, m, lane], _option(options, source, t + 1, m, lane)
                 pure_keep[lane] += p * (o if o > v else v)
 
 
@@ -82,17 +81,15 @@ def plan_lanes(options, pure, add_die, remove_die, first_prob, value, keep, kv, 
     """
     rolls, n_multisets, lanes = options.shape
     first_full = add_die.shape[0] - n_multisets
+    source = _pure_source(options, pure, rolls == 1)
     for m in range(n_multisets):
-        row, pure_row = _option_rows(options, pure, rolls - 1, m, rolls == 1)
         for lane in range(lanes):
-            value[rolls - 1, m, lane] = _option(row, pure_row, lane)
+            value[rolls - 1, m, lane] = _option(options, source, rolls - 1, m, lane)
             keep[rolls - 1, m, lane] = STOP
     for t in range(rolls - 2, -1, -1):
         _keep_values(t, options, pure, add_die, first_prob, value, kv)
         if t == 0 and hands.shape[0] > 0:
-            for lane in range(lanes):
-                _plan_hand(options, pure, remove_die, first_full, hands[lane], sub_keeps, lane, value, keep,
-                           kv, best, arg)
+            _plan_hands(options, pure, remove_die, first_full, hands, sub_keeps, value, keep, kv, best, arg)
             continue
         for k in range(first_full):
             for lane in range(lanes):
@@ -105,10 +102,10 @@ def plan_lanes(options, pure, add_die, remove_die, first_prob, value, keep, kv, 
                         better = best[j, lane] > best[k, lane]
                         best[k, lane] = best[j, lane] if better else best[k, lane]
                         arg[k, lane] = arg[j, lane] if better else arg[k, lane]
+        source = _pure_source(options, pure, t == 0)
         for m in range(n_multisets):
-            row, pure_row = _option_rows(options, pure, t, m, t == 0)
             for lane in range(lanes):
-                value[t, m, lane] = _option(row, pure_row, lane)
+                value[t, m, lane] = _option(options, source, t, m, lane)
                 keep[t, m, lane] = STOP
             for f in range(FACES):
                 j = remove_die[first_full + m, f]
@@ -125,10 +122,10 @@ def plan_values(options, pure, add_die, remove_die, first_prob, value, kv, best)
     comparisons in the same order, so the same values, without choosing the keeps."""
     rolls, n_multisets, lanes = options.shape
     first_full = add_die.shape[0] - n_multisets
+    source = _pure_source(options, pure, rolls == 1)
     for m in range(n_multisets):
-        row, pure_row = _option_rows(options, pure, rolls - 1, m, rolls == 1)
         for lane in range(lanes):
-            value[rolls - 1, m, lane] = _option(row, pure_row, lane)
+            value[rolls - 1, m, lane] = _option(options, source, rolls - 1, m, lane)
     for t in range(rolls - 2, -1, -1):
         _keep_values(t, options, pure, add_die, first_prob, value, kv)
         for k in range(first_full):
@@ -139,10 +136,10 @@ def plan_values(options, pure, add_die, remove_die, first_prob, value, kv, best)
                 if j >= 0:
                     for lane in range(lanes):  # plan_lanes' comparison (ties keep the first)
                         best[k, lane] = best[j, lane] if best[j, lane] > best[k, lane] else best[k, lane]  # noqa: FURB136
+        source = _pure_source(options, pure, t == 0)
         for m in range(n_multisets):
-            row, pure_row = _option_rows(options, pure, t, m, t == 0)
             for lane in range(lanes):
-                value[t, m, lane] = _option(row, pure_row, lane)
+                value[t, m, lane] = _option(options, source, t, m, lane)
             for f in range(FACES):
                 j = remove_die[first_full + m, f]
                 if j >= 0:
@@ -152,27 +149,31 @@ def plan_values(options, pure, add_die, remove_die, first_prob, value, kv, best)
 
 
 @njit(cache=True, inline="always")
-def _plan_hand(options, pure, remove_die, first_full, m, sub_keeps, lane, value, keep, kv, best, arg):
-    """The first roll's plan of hand ``m`` alone in one lane: its sub-keeps' best plays, then its own."""
-    for i in range(sub_keeps.shape[1]):
-        k = sub_keeps[m, i]
-        if k < 0 or k >= first_full:  # padding, or the whole hand (last)
-            break
-        best[k, lane] = kv[k, lane]
-        arg[k, lane] = k
+def _plan_hands(options, pure, remove_die, first_full, hands, sub_keeps, value, keep, kv, best, arg):
+    """The first roll's plan of hand ``hands[lane]`` alone in each lane: its sub-keeps' best plays,
+    then its own (the lanes' loop inside: numba counts this function's arrays' references at
+    each call)."""
+    source = _pure_source(options, pure, True)
+    for lane in range(len(hands)):
+        m = hands[lane]
+        for i in range(sub_keeps.shape[1]):
+            k = sub_keeps[m, i]
+            if k < 0 or k >= first_full:  # padding, or the whole hand (last)
+                break
+            best[k, lane] = kv[k, lane]
+            arg[k, lane] = k
+            for f in range(FACES):
+                j = remove_die[k, f]
+                if j >= 0 and best[j, lane] > best[k, lane]:
+                    best[k, lane] = best[j, lane]
+                    arg[k, lane] = arg[j, lane]
+        value[0, m, lane] = _option(options, source, 0, m, lane)
+        keep[0, m, lane] = STOP
         for f in range(FACES):
-            j = remove_die[k, f]
-            if j >= 0 and best[j, lane] > best[k, lane]:
-                best[k, lane] = best[j, lane]
-                arg[k, lane] = arg[j, lane]
-    row, pure_row = _option_rows(options, pure, 0, m, True)
-    value[0, m, lane] = _option(row, pure_row, lane)
-    keep[0, m, lane] = STOP
-    for f in range(FACES):
-        j = remove_die[first_full + m, f]
-        if j >= 0 and best[j, lane] > value[0, m, lane]:
-            value[0, m, lane] = best[j, lane]
-            keep[0, m, lane] = arg[j, lane]
+            j = remove_die[first_full + m, f]
+            if j >= 0 and best[j, lane] > value[0, m, lane]:
+                value[0, m, lane] = best[j, lane]
+                keep[0, m, lane] = arg[j, lane]
 
 
 def plan_many(options: np.ndarray, dice, pure: np.ndarray | None = None,
