@@ -61,11 +61,10 @@ def _keep_values(t, options, pure, add_die, first_prob, value, kv):
         pure_keep = kv[0]
         for lane in range(lanes):
             pure_keep[lane] = 0.0
-        source = _pure_source(options, pure, True)
         for m in range(n_multisets):
             p = first_prob[m]
             for lane in range(lanes):
-                v, o = value[t + 1, m, lane], _option(options, source, t + 1, m, lane)
+                v, o = value[t + 1, m, lane], _option(options, pure, t + 1, m, lane)
                 pure_keep[lane] += p * (o if o > v else v)
 
 
