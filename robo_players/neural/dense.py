@@ -12,7 +12,9 @@ never the operations of one. The outputs are rounded to float32 at the end.
 
 ``Dense`` holds the layers of ``P`` networks of one architecture stacked
 (weights (P, inputs, outputs), the transpose of torch's ``Linear.weight``,
-padded for ``_add_products``), so that a population is evaluated in one call.
+the outputs padded to whole vectors), so that a population is evaluated in
+one call. A row's sums are held in vector registers, ``CHUNK`` vectors of
+``LANES`` outputs a pass over its inputs.
 """
 
 from __future__ import annotations
@@ -30,16 +32,15 @@ from yamb.portable_math import tanh
 
 TANH, RELU = 0, 1
 BLOCK = 64  # rows of one parallel task
-LANES = 8  # outputs ``_add_products`` sums at once
-STEP = 4  # inputs it adds at once
+LANES = 8  # outputs in one vector of ``_sum_products``
+CHUNK = 4  # vectors of outputs ``_sum_row`` sums in one pass over the inputs
 _NO_GAIN = np.zeros((0, 0))
 ACTIVATIONS = {"tanh": TANH, "relu": RELU}
 
 
 class Dense(NamedTuple):
-    """The layers of ``P`` stacked networks: ``weights[i]`` (P, inputs + 1, outputs rounded up to
-    ``LANES``), the weights, then a row of zeros (what the inputs padding a row's last step to ``STEP``
-    add) and columns of zeros; ``biases[i]`` (P, outputs); float64. ``activation`` (``TANH`` or ``RELU``)
+    """The layers of ``P`` stacked networks: ``weights[i]`` (P, inputs, outputs rounded up to ``LANES``),
+    the weights, then columns of zeros; ``biases[i]`` (P, outputs); float64. ``activation`` (``TANH`` or ``RELU``)
     between layers, none after the last. With ``gain`` (P, n) the first ``n`` outputs add ``gain``
     times the inputs from ``gain_start`` on (``DirectPolicyNet``'s gain term), before they are
     rounded to float32."""
@@ -56,7 +57,7 @@ class Dense(NamedTuple):
 
     @property
     def n_inputs(self) -> int:
-        return self.weights[0].shape[1] - 1
+        return self.weights[0].shape[1]
 
     @property
     def n_outputs(self) -> int:
@@ -66,7 +67,7 @@ class Dense(NamedTuple):
 def _padded(weight: np.ndarray) -> np.ndarray:
     """Torch-layout weights (P, outputs, inputs) as ``Dense`` holds them."""
     members, n_outputs, n_inputs = weight.shape
-    out = np.zeros((members, n_inputs + 1, -(-n_outputs // LANES) * LANES))
+    out = np.zeros((members, n_inputs, -(-n_outputs // LANES) * LANES))
     out[:, :n_inputs, :n_outputs] = np.swapaxes(np.asarray(weight, np.float64), 1, 2)
     return out
 
@@ -81,44 +82,70 @@ def dense(weights: list[np.ndarray], biases: list[np.ndarray], activation: str,
 
 
 @intrinsic
-def _add_products(typingctx, acc, weight, j, k0, k1, k2, k3, v0, v1, v2, v3):  # noqa: ARG001
-    """``acc[j:j + LANES] = (((acc + v0 weight[k0]) + v1 weight[k1]) + v2 weight[k2]) + v3 weight[k3]``
-    over those ``LANES`` columns: one vector operation a step, a lane an output, with no check that
-    ``acc`` and ``weight`` overlap (numba's loop over the outputs checked it at every step, which
-    cost more than the sums). The products and sums are IEEE 754's, lane by lane, in this order, and
-    never fused: a narrower CPU splits the vectors, and each output's bits stay the same."""
-    if not all(isinstance(a, types.Array) and a.dtype == types.float64 and a.layout == "C" and a.ndim == n
-               for a, n in ((acc, 1), (weight, 2))):
-        return None  # a typing error: the vectors are read from contiguous float64 rows
-    signature = types.none(acc, weight, j, k0, k1, k2, k3, v0, v1, v2, v3)
+def _sum_products(typingctx, acc, x, base, n, rows, j, width):  # noqa: ARG001
+    """``acc[j:j + width LANES] = sum_k x.flat[base + k] * rows[k, j:j + width LANES]`` over ``k < n``, in
+    the order of ``k``, from 0: ``width`` (a literal) vectors of ``LANES`` outputs held in registers, a
+    lane an output. The products and sums are IEEE 754's, lane by lane, in this order, and never fused:
+    a narrower CPU splits the vectors, and each output's bits stay the same."""
+    if not (isinstance(acc, types.Array) and acc.dtype == types.float64 and acc.layout == "C" and acc.ndim == 1
+            and isinstance(rows, types.Array) and rows.dtype == types.float64 and rows.layout == "C"
+            and rows.ndim == 2 and isinstance(x, types.Array) and x.layout == "C"
+            and x.dtype in (types.float32, types.float64) and isinstance(width, types.IntegerLiteral)):
+        return None  # a typing error: contiguous float64 rows, a literal width
+    signature = types.none(acc, x, base, n, rows, j, width)
+    n_vectors = width.literal_value
 
     def codegen(context, builder, signature, args):
         total_of = context.make_array(signature.args[0])(context, builder, args[0])
-        rows = context.make_array(signature.args[1])(context, builder, args[1])
-        j, ks, vs = args[2], args[3:7], args[7:11]
+        inputs = context.make_array(signature.args[1])(context, builder, args[1])
+        table = context.make_array(signature.args[4])(context, builder, args[4])
+        base, n, j = args[2], args[3], args[5]
         vector = ir.VectorType(ir.DoubleType(), LANES)
-        n_columns = cgutils.unpack_tuple(builder, rows.shape)[1]
-        where = builder.bitcast(builder.gep(total_of.data, [j]), vector.as_pointer())
-        total = builder.load(where, align=8)
+        n_columns = cgutils.unpack_tuple(builder, table.shape)[1]
+        sums = [cgutils.alloca_once_value(builder, ir.Constant(vector, [0.0] * LANES)) for _ in range(n_vectors)]
         lane_0 = ir.Constant(ir.IntType(32), 0)
         everywhere = ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES)
-        for k, v in zip(ks, vs):
-            row = builder.gep(rows.data, [builder.add(builder.mul(k, n_columns), j)])
-            w = builder.load(builder.bitcast(row, vector.as_pointer()), align=8)
+        with cgutils.for_range(builder, n) as loop:
+            k = loop.index
+            v = builder.load(builder.gep(inputs.data, [builder.add(base, k)]))
+            if signature.args[1].dtype == types.float32:
+                v = builder.fpext(v, ir.DoubleType())
             v_vector = builder.shuffle_vector(builder.insert_element(ir.Constant(vector, ir.Undefined), v, lane_0),
                                               ir.Constant(vector, ir.Undefined), everywhere)
-            total = builder.fadd(total, builder.fmul(v_vector, w))
-        builder.store(total, where, align=8)
+            row = builder.gep(table.data, [builder.add(builder.mul(k, n_columns), j)])
+            for i, s in enumerate(sums):
+                at = builder.gep(row, [ir.Constant(ir.IntType(64), i * LANES)])
+                w = builder.load(builder.bitcast(at, vector.as_pointer()), align=8)
+                builder.store(builder.fadd(builder.load(s), builder.fmul(v_vector, w)), s)
+        for i, s in enumerate(sums):
+            at = builder.gep(total_of.data, [builder.add(j, ir.Constant(ir.IntType(64), i * LANES))])
+            builder.store(builder.load(s), builder.bitcast(at, vector.as_pointer()), align=8)
         return context.get_dummy_value()
 
     return signature, codegen
 
 
+@njit(cache=True, inline="always")
+def _sum_row(acc, x, base, n, rows, n_padded):
+    """``_sum_products`` over all the outputs: ``CHUNK`` (4) vectors a pass over the inputs, then the
+    one to three vectors left."""
+    j = 0
+    while j + CHUNK * LANES <= n_padded:
+        _sum_products(acc, x, base, n, rows, j, CHUNK)
+        j += CHUNK * LANES
+    left = (n_padded - j) // LANES
+    if left == 1:
+        _sum_products(acc, x, base, n, rows, j, 1)
+    elif left == 2:
+        _sum_products(acc, x, base, n, rows, j, 2)
+    elif left == 3:
+        _sum_products(acc, x, base, n, rows, j, 3)
+
+
 @njit(cache=True, parallel=True)
 def _layer(x, weight, bias, activation, gain, inputs, gain_start, out):
     """``out[p, g] = activation(sum_k x[p, g, k] * weight[p, k] + bias[p])``, the sum in the order of
-    ``k`` (inputs that are 0 add nothing and are skipped), ``STEP`` inputs at a time; ``activation``
-    -1 for none. The first ``gain.shape[1]`` outputs then add ``gain[p] * inputs[p, g, gain_start:]``
+    ``k`` from +0 (so never -0: the inputs that are 0 change no bit of it); ``activation`` -1 for none. The first ``gain.shape[1]`` outputs then add ``gain[p] * inputs[p, g, gain_start:]``
     (none with an empty ``gain``), and ``out`` (float32 or float64) takes them rounded to its type.
     Blocks of ``BLOCK`` rows run in parallel: each row's operations are the same whichever thread
     runs it."""
@@ -131,24 +158,8 @@ def _layer(x, weight, bias, activation, gain, inputs, gain_start, out):
         p = block // n_blocks
         rows = weight[p]
         acc = np.empty(n_padded)
-        nonzero = np.empty(n_inputs + STEP - 1, dtype=np.int64)  # the row's inputs that are not 0, in order
-        values = np.empty(n_inputs + STEP - 1)
         for g in range(block % n_blocks * BLOCK, min(n_rows, (block % n_blocks + 1) * BLOCK)):
-            n = 0
-            for k in range(n_inputs):  # without a branch: a sparse row's zeros cost no mispredictions
-                v = np.float64(x[p, g, k])
-                nonzero[n] = k
-                values[n] = v
-                n += v != 0.0
-            for t in range(n, n + STEP - 1):  # the last step's missing inputs: 0 times the row of zeros,
-                nonzero[t] = n_inputs  # which leaves every sum as it is (a sum of products is never -0)
-                values[t] = 0.0
-            acc[:] = 0.0
-            for i in range(0, n, STEP):  # the step's inputs into locals: else reread after each store to ``acc``
-                k0, k1, k2, k3 = nonzero[i], nonzero[i + 1], nonzero[i + 2], nonzero[i + 3]
-                v0, v1, v2, v3 = values[i], values[i + 1], values[i + 2], values[i + 3]
-                for j in range(0, n_padded, LANES):
-                    _add_products(acc, rows, j, k0, k1, k2, k3, v0, v1, v2, v3)
+            _sum_row(acc, x, (p * n_rows + g) * n_inputs, n_inputs, rows, n_padded)
             for j in range(n_outputs):  # one loop per step: each runs several outputs at once
                 acc[j] += bias[p, j]
             if activation == TANH:
