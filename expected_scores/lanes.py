@@ -22,18 +22,21 @@ NO_HANDS = np.empty(0, dtype=np.int64)  # ``plan_lanes``'s ``hands``: plan every
 
 
 @njit(cache=True, inline="always")
-def _pure_source(options, pure, after_full_throw):
-    """Where ``_option`` reads the pure hand's options after a roll: ``pure`` if they count
-    (after a full throw, on a table with pure hands), else ``options`` again. Chosen once per
-    roll, not per hand: numba counts the references of an array chosen, or a row taken, in a loop."""
-    return pure if after_full_throw and pure.shape[0] > 0 else options
+def _pure_counts(pure, after_full_throw):
+    """Whether ``_option`` reads the pure hand's options after a roll: after a full throw, on a
+    table with pure hands. Decided once per roll (a flag, not an array chosen: numba counts the
+    references of an array chosen in a loop), so the compiler takes the branch out of the loops."""
+    return after_full_throw and pure.shape[0] > 0
 
 
 @njit(cache=True, inline="always")
-def _option(options, source, t, m, lane):
-    """``turn._option`` of one lane after roll ``t + 1`` for hand ``m`` (``source``: ``_pure_source``)."""
-    v, p = options[t, m, lane], source[t, m, lane]
-    return p if p > v else v
+def _option(options, pure, counts, t, m, lane):
+    """``turn._option`` of one lane after roll ``t + 1`` for hand ``m`` (``counts``: ``_pure_counts``)."""
+    v = options[t, m, lane]
+    if counts:
+        p = pure[t, m, lane]
+        v = p if p > v else v
+    return v
 
 
 @njit(cache=True, inline="always")
@@ -64,7 +67,7 @@ def _keep_values(t, options, pure, add_die, first_prob, value, kv):
         for m in range(n_multisets):
             p = first_prob[m]
             for lane in range(lanes):
-                v, o = value[t + 1, m, lane], _option(options, pure, t + 1, m, lane)
+                v, o = value[t + 1, m, lane], _option(options, pure, True, t + 1, m, lane)
                 pure_keep[lane] += p * (o if o > v else v)
 
 
@@ -80,10 +83,10 @@ def plan_lanes(options, pure, add_die, remove_die, first_prob, value, keep, kv, 
     """
     rolls, n_multisets, lanes = options.shape
     first_full = add_die.shape[0] - n_multisets
-    source = _pure_source(options, pure, rolls == 1)
+    counts = _pure_counts(pure, rolls == 1)
     for m in range(n_multisets):
         for lane in range(lanes):
-            value[rolls - 1, m, lane] = _option(options, source, rolls - 1, m, lane)
+            value[rolls - 1, m, lane] = _option(options, pure, counts, rolls - 1, m, lane)
             keep[rolls - 1, m, lane] = STOP
     for t in range(rolls - 2, -1, -1):
         _keep_values(t, options, pure, add_die, first_prob, value, kv)
@@ -101,10 +104,10 @@ def plan_lanes(options, pure, add_die, remove_die, first_prob, value, keep, kv, 
                         better = best[j, lane] > best[k, lane]
                         best[k, lane] = best[j, lane] if better else best[k, lane]
                         arg[k, lane] = arg[j, lane] if better else arg[k, lane]
-        source = _pure_source(options, pure, t == 0)
+        counts = _pure_counts(pure, t == 0)
         for m in range(n_multisets):
             for lane in range(lanes):
-                value[t, m, lane] = _option(options, source, t, m, lane)
+                value[t, m, lane] = _option(options, pure, counts, t, m, lane)
                 keep[t, m, lane] = STOP
             for f in range(FACES):
                 j = remove_die[first_full + m, f]
@@ -121,10 +124,10 @@ def plan_values(options, pure, add_die, remove_die, first_prob, value, kv, best)
     comparisons in the same order, so the same values, without choosing the keeps."""
     rolls, n_multisets, lanes = options.shape
     first_full = add_die.shape[0] - n_multisets
-    source = _pure_source(options, pure, rolls == 1)
+    counts = _pure_counts(pure, rolls == 1)
     for m in range(n_multisets):
         for lane in range(lanes):
-            value[rolls - 1, m, lane] = _option(options, source, rolls - 1, m, lane)
+            value[rolls - 1, m, lane] = _option(options, pure, counts, rolls - 1, m, lane)
     for t in range(rolls - 2, -1, -1):
         _keep_values(t, options, pure, add_die, first_prob, value, kv)
         for k in range(first_full):
@@ -135,10 +138,10 @@ def plan_values(options, pure, add_die, remove_die, first_prob, value, kv, best)
                 if j >= 0:
                     for lane in range(lanes):  # plan_lanes' comparison (ties keep the first)
                         best[k, lane] = best[j, lane] if best[j, lane] > best[k, lane] else best[k, lane]  # noqa: FURB136
-        source = _pure_source(options, pure, t == 0)
+        counts = _pure_counts(pure, t == 0)
         for m in range(n_multisets):
             for lane in range(lanes):
-                value[t, m, lane] = _option(options, source, t, m, lane)
+                value[t, m, lane] = _option(options, pure, counts, t, m, lane)
             for f in range(FACES):
                 j = remove_die[first_full + m, f]
                 if j >= 0:
@@ -152,7 +155,7 @@ def _plan_hands(options, pure, remove_die, first_full, hands, sub_keeps, value, 
     """The first roll's plan of hand ``hands[lane]`` alone in each lane: its sub-keeps' best plays,
     then its own (the lanes' loop inside: numba counts this function's arrays' references at
     each call)."""
-    source = _pure_source(options, pure, True)
+    counts = _pure_counts(pure, True)
     for lane in range(len(hands)):
         m = hands[lane]
         for i in range(sub_keeps.shape[1]):
@@ -166,7 +169,7 @@ def _plan_hands(options, pure, remove_die, first_full, hands, sub_keeps, value, 
                 if j >= 0 and best[j, lane] > best[k, lane]:
                     best[k, lane] = best[j, lane]
                     arg[k, lane] = arg[j, lane]
-        value[0, m, lane] = _option(options, source, 0, m, lane)
+        value[0, m, lane] = _option(options, pure, counts, 0, m, lane)
         keep[0, m, lane] = STOP
         for f in range(FACES):
             j = remove_die[first_full + m, f]
