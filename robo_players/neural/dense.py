@@ -145,7 +145,8 @@ def _sum_row(acc, x, base, n, rows, n_padded):
 @njit(cache=True, parallel=True)
 def _layer(x, weight, bias, activation, gain, inputs, gain_start, out):
     """``out[p, g] = activation(sum_k x[p, g, k] * weight[p, k] + bias[p])``, the sum in the order of
-    ``k`` from +0 (so never -0: the inputs that are 0 change no bit of it); ``activation`` -1 for none. The first ``gain.shape[1]`` outputs then add ``gain[p] * inputs[p, g, gain_start:]``
+    ``k`` from +0 (so never -0: the inputs that are 0 change no bit of it); ``activation`` -1 for
+    none. The first ``gain.shape[1]`` outputs then add ``gain[p] * inputs[p, g, gain_start:]``
     (none with an empty ``gain``), and ``out`` (float32 or float64) takes them rounded to its type.
     Blocks of ``BLOCK`` rows run in parallel: each row's operations are the same whichever thread
     runs it."""
