@@ -35,6 +35,19 @@ def win_shares(scores: np.ndarray) -> np.ndarray:
     return best / best.sum(axis=1, keepdims=True)
 
 
+def seat_names(names: list[str]) -> list[str]:
+    """The players' labels in a match: a name given more than once is labelled ``name``, ``name #2``,
+    ... in order (one ``optimal-win`` among two ``optimal``: ``optimal-win``, ``optimal``, ``optimal #2``)."""
+    labels: list[str] = []
+    for name in names:
+        label, k = name, 1
+        while label in labels:  # also past a label given as a name (``optimal #2`` and ``optimal`` twice)
+            k += 1
+            label = f"{name} #{k}"
+        labels.append(label)
+    return labels
+
+
 def play_match(layout: Layout, players: dict[str, Player], deals: int, seed: int = 0, batch_size: int = 10_000,
                progress: Callable[[int], None] | None = None) -> MatchResults:
     """Play ``deals`` deals of ``layout`` (one seat per player) once per seat rotation; ``progress(n)``

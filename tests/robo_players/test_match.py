@@ -8,7 +8,7 @@ import numpy as np
 
 import yamb
 from robo_players.greedy import GreedyPlayer
-from robo_players.measure.match import match_report, play_match, win_shares
+from robo_players.measure.match import match_report, play_match, seat_names, win_shares
 from robo_players.smart import SmartPlayer
 from yamb.layout import layout
 from yamb_app.cli import main
@@ -44,4 +44,13 @@ def test_cli(capsys):
     assert {"win_share", "win_share_sem", "mean"} <= set(out["players"]["greedy"])
     assert main(["match", "greedy", "--preset", "yatzy"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
-    assert main(["match", "greedy", "greedy", "--preset", "yatzy"]) == 2
+
+
+def test_a_name_given_again_takes_another_seat(capsys):
+    assert seat_names(["optimal-win", "optimal", "optimal"]) == ["optimal-win", "optimal", "optimal #2"]
+    assert seat_names(["a #2", "a", "a"]) == ["a #2", "a", "a #3"]
+    assert main(["match", "greedy", "greedy", "greedy", "--preset", "yatzy", "--games", "12", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)["players"]
+    assert list(out) == ["greedy", "greedy #2", "greedy #3"]
+    for r in out.values():  # the same player in every seat on the same dice: a third of every deal each
+        assert abs(r["win_share"] - 1 / 3) < 1e-12 and r["win_share_sem"] < 1e-12

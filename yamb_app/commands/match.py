@@ -13,7 +13,9 @@ HELP = "play deals at one table, one seat per player, every seat for everyone on
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("players", nargs="+", metavar="PLAYER", help="two or more player names or weights files")
+    parser.add_argument("players", nargs="+", metavar="PLAYER",
+                        help="two or more player names or weights files; a name given again takes another seat "
+                             "(shown as NAME #2, ...)")
     add_table_arguments(parser)
     parser.add_argument("--games", type=arg(options.integer(2, options.MAX_GAMES)), default=10_000,
                         help="deals, each played once per seat rotation (default 10000)")
@@ -48,16 +50,14 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import Progress
 
-    from robo_players.measure.compare import check_names
-    from robo_players.measure.match import match_report, play_match
+    from robo_players.measure.match import match_report, play_match, seat_names
     from robo_players.registry import make_player
     from yamb.errors import YambError
 
-    check_names(args.players)
     if len(args.players) < 2:
         raise YambError("a match needs two players or more")
     layout = layout_from(args, players=len(args.players), named=tuple(args.players))
-    players = {name: make_player(name, layout) for name in args.players}
+    players = {label: make_player(name, layout) for label, name in zip(seat_names(args.players), args.players)}
     title = (f"{args.preset} ({', '.join(layout.columns)}), {args.games:,} deals x {len(players)} seat orders, "
              f"seed {args.seed}")
     errors = Console(stderr=True)  # progress on stderr, so shown with --json too; nothing off a terminal
