@@ -672,22 +672,18 @@ def _ending_value(i, ns, points, utility, dist, tail, reach, cap):
 
 
 @njit(cache=True, parallel=True)
-def _utility_values(mask, upper, y, now, utility, moves, params, dist, tail, reach, options, fills):
-    """``options[i, m]``: the best ending with multiset ``m``; ``fills[i, r]``: ending with ``now[i]`` in
-    row ``r`` (-inf where not allowed). Endings of one row and score are valued once."""
+def _utility_values(mask, upper, y, utility, moves, params, dist, tail, reach, options, endings):
+    """``options[i, m]``: the best ending with multiset ``m``; ``endings[i, r, score, e]``: ending in row
+    ``r`` with ``score`` (``e``: with the extra Yahtzee bonus), NaN where no multiset makes it. Endings
+    of one row and score are valued once."""
     scores, five_face = moves.scores, moves.five_face
     n_multisets, n_rows = scores.shape[0], params.n_rows
-    most = 0
-    for m in range(n_multisets):
-        for r in range(n_rows):
-            most = max(most, scores[m, r], moves.joker_scores[m, r])
     for i in prange(len(mask)):
-        seen = np.full((n_rows, most + 1, 2), np.nan)
+        seen = endings[i]
         for m in range(n_multisets):
             allowed = allowed_rows(mask[i], five_face[m], params)
             best = -np.inf
             for r in range(n_rows):
-                v = -np.inf
                 if (allowed >> r) & 1:
                     score, extra = row_score(mask[i], y[i], m, r, scores, moves.joker_scores, five_face, params)
                     e = 1 if extra > 0 else 0
@@ -697,28 +693,59 @@ def _utility_values(mask, upper, y, now, utility, moves, params, dist, tail, rea
                         v = _ending_value(i, ns, points, utility, dist, tail, reach, moves.cap)
                         seen[r, score, e] = v
                     best = v if v > best else best
-                if m == now[i]:
-                    fills[i, r] = v
             options[i, m] = best
 
 
-def ending_values(tables: ScoreTables, solution: SolitaireSolution, state: tuple, now: np.ndarray,
-                  utility: Utility) -> tuple[np.ndarray, np.ndarray]:
-    """``(options, fills)`` of games in ``state`` (mask, upper, y arrays) holding multisets ``now`` for a
-    player to whom a final total is worth ``utility``: the worth of ending the turn with each multiset
-    (the ``options`` of ``plan_turn``) and of filling each row with ``now`` (-inf where not allowed),
-    later turns valued by ``utility.by_reach``: the reach chances (each threshold its best) or the
-    distribution of expected-score optimal play."""
+@njit(cache=True)
+def _fill_values(mask, y, now, moves, params, endings, at, fills):
+    """``fills[i, r]``: ending game ``i``'s turn with multiset ``now[i]`` in row ``r`` (-inf where not
+    allowed), read from its endings, ``endings[at[i]]`` (``_utility_values``)."""
+    for i in range(len(mask)):
+        allowed = allowed_rows(mask[i], moves.five_face[now[i]], params)
+        for r in range(params.n_rows):
+            fills[i, r] = -np.inf
+            if (allowed >> r) & 1:
+                score, extra = row_score(mask[i], y[i], now[i], r, moves.scores, moves.joker_scores,
+                                         moves.five_face, params)
+                fills[i, r] = endings[at[i], r, score, 1 if extra > 0 else 0]
+
+
+class Endings(NamedTuple):
+    """The worth of every way of ending a turn of some games (``ending_values``)."""
+
+    options: np.ndarray  # (n, M) the best ending with each multiset: the ``options`` of ``plan_turn``
+    endings: np.ndarray  # (n, R, S, 2) ending in each row with each score (and extra bonus or not)
+
+
+def _moves(tables: ScoreTables, solution: SolitaireSolution) -> Moves:
+    rules = tables.rules
+    return Moves(rules.scores, rules.joker_scores, rules.five_alike_face, solution.values, tables.index,
+                 tables.cap)
+
+
+def ending_values(tables: ScoreTables, solution: SolitaireSolution, state: tuple, utility: Utility) -> Endings:
+    """The ``Endings`` of games in ``state`` (mask, upper, y arrays) for a player to whom a final total
+    is worth ``utility``, later turns valued by ``utility.by_reach``: the reach chances (each
+    threshold its best) or the distribution of expected-score optimal play."""
     rules = tables.rules
     mask, upper, y = (np.asarray(a, np.int64) for a in state)
-    n = len(mask)
-    options = np.empty((n, rules.dice.n_multisets))
-    fills = np.empty((n, rules.n_rows))
-    moves = Moves(rules.scores, rules.joker_scores, rules.five_alike_face, solution.values, tables.index,
-                  tables.cap)
-    _utility_values(mask, upper, y, np.asarray(now, np.int64), utility, moves, params_of(rules), tables.dist,
-                    tables.tail, tables.reach, options, fills)
-    return options, fills
+    most = int(max(rules.scores.max(), rules.joker_scores.max()))
+    options = np.empty((len(mask), rules.dice.n_multisets))
+    endings = np.full((len(mask), rules.n_rows, most + 1, 2), np.nan)
+    _utility_values(mask, upper, y, utility, _moves(tables, solution), params_of(rules), tables.dist,
+                    tables.tail, tables.reach, options, endings)
+    return Endings(options, endings)
+
+
+def fill_values(tables: ScoreTables, solution: SolitaireSolution, state: tuple, now: np.ndarray,
+                endings: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """(n, R) the worth of ending each game's turn with multiset ``now`` in each row (-inf where not
+    allowed), game ``i``'s from ``endings[at[i]]`` (``Endings.endings``)."""
+    mask, _, y = (np.asarray(a, np.int64) for a in state)
+    fills = np.empty((len(mask), tables.rules.n_rows))
+    _fill_values(mask, y, np.asarray(now, np.int64), _moves(tables, solution), params_of(tables.rules), endings,
+                 np.asarray(at, np.int64), fills)
+    return fills
 
 
 @njit(cache=True, parallel=True)

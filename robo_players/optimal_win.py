@@ -22,16 +22,19 @@ of each way of ending it, read from the score tables of
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable
 from functools import partial
 
 import numpy as np
 
 from expected_scores.distributions import (
+    Endings,
     ScoreTables,
     Utility,
     cached_tables,
     ending_values,
+    fill_values,
     score_tables,
     win_utility,
 )
@@ -62,6 +65,8 @@ class TablePlayer:
     def __init__(self, solution: SolitaireSolution, tables: ScoreTables | Callable[[], ScoreTables],
                  by_reach: bool) -> None:
         self.solution, self._tables, self.by_reach = solution, tables, by_reach
+        # each batch's games: the turn their kept endings are for, and the endings by game
+        self._endings: weakref.WeakKeyDictionary[GameBatch, tuple[np.ndarray, dict]] = weakref.WeakKeyDictionary()
 
     @property
     def tables(self) -> ScoreTables:
@@ -72,12 +77,33 @@ class TablePlayer:
     def utility(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
+    def _turn_endings(self, batch: GameBatch, games: np.ndarray) -> Endings:
+        """Every game of ``batch``'s ``Endings`` (N, ...), those of ``games`` for their turns now: valued at
+        a turn's first decision and kept for its later rolls (nothing they depend on changes within a
+        turn)."""
+        if batch not in self._endings:
+            rules = batch.rules
+            most = int(max(rules.scores.max(), rules.joker_scores.max()))
+            self._endings[batch] = (np.full(batch.n_games, -1, dtype=np.int64),
+                                    Endings(np.empty((batch.n_games, rules.dice.n_multisets)),
+                                            np.empty((batch.n_games, rules.n_rows, most + 1, 2))))
+        turn_of, kept = self._endings[batch]
+        fresh = games[turn_of[games] != batch.turn[games]]
+        if len(fresh):
+            base = batch.scores()[fresh, batch.player[fresh]].astype(np.int64)
+            utility = Utility(self.utility(batch, fresh), base, self.by_reach)
+            made = ending_values(self.tables, self.solution, self.solution.state_of(batch, fresh), utility)
+            kept.options[fresh], kept.endings[fresh] = made
+            turn_of[fresh] = batch.turn[fresh]
+        return kept
+
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
+        games = np.asarray(games, dtype=np.int64)
         state = self.solution.state_of(batch, games)
         dice = batch.dice[games].astype(np.int64)
-        base = batch.scores()[games, batch.player[games]].astype(np.int64)
-        utility = Utility(self.utility(batch, games), base, self.by_reach)
-        options, fills = ending_values(self.tables, self.solution, state, dice, utility)
+        kept = self._turn_endings(batch, games)
+        options = kept.options[games]
+        fills = fill_values(self.tables, self.solution, state, dice, kept.endings, games)
         actions = np.argmax(fills, axis=1).astype(np.int64)  # column 0
         left = (batch.rolls_allowed[games] - batch.roll[games]).astype(np.int64)
         for rerolls in np.unique(left[left > 0]):
