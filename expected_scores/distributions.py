@@ -723,18 +723,21 @@ def _moves(tables: ScoreTables, solution: SolitaireSolution) -> Moves:
                  tables.cap)
 
 
+def new_endings(rules: Rules, n: int) -> Endings:
+    """``Endings`` of ``n`` games, none valued yet (NaN)."""
+    most = int(max(rules.scores.max(), rules.joker_scores.max()))
+    return Endings(np.full((n, rules.dice.n_multisets), np.nan), np.full((n, rules.n_rows, most + 1, 2), np.nan))
+
+
 def ending_values(tables: ScoreTables, solution: SolitaireSolution, state: tuple, utility: Utility) -> Endings:
     """The ``Endings`` of games in ``state`` (mask, upper, y arrays) for a player to whom a final total
     is worth ``utility``, later turns valued by ``utility.by_reach``: the reach chances (each
     threshold its best) or the distribution of expected-score optimal play."""
-    rules = tables.rules
     mask, upper, y = (np.asarray(a, np.int64) for a in state)
-    most = int(max(rules.scores.max(), rules.joker_scores.max()))
-    options = np.empty((len(mask), rules.dice.n_multisets))
-    endings = np.full((len(mask), rules.n_rows, most + 1, 2), np.nan)
-    _utility_values(mask, upper, y, utility, _moves(tables, solution), params_of(rules), tables.dist,
-                    tables.tail, tables.reach, options, endings)
-    return Endings(options, endings)
+    out = new_endings(tables.rules, len(mask))
+    _utility_values(mask, upper, y, utility, _moves(tables, solution), params_of(tables.rules), tables.dist,
+                    tables.tail, tables.reach, out.options, out.endings)
+    return out
 
 
 def fill_values(tables: ScoreTables, solution: SolitaireSolution, state: tuple, now: np.ndarray,

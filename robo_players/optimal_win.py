@@ -35,6 +35,7 @@ from expected_scores.distributions import (
     cached_tables,
     ending_values,
     fill_values,
+    new_endings,
     score_tables,
     win_utility,
 )
@@ -65,8 +66,8 @@ class TablePlayer:
     def __init__(self, solution: SolitaireSolution, tables: ScoreTables | Callable[[], ScoreTables],
                  by_reach: bool) -> None:
         self.solution, self._tables, self.by_reach = solution, tables, by_reach
-        # each batch's games: the turn their kept endings are for, and the endings by game
-        self._endings: weakref.WeakKeyDictionary[GameBatch, tuple[np.ndarray, dict]] = weakref.WeakKeyDictionary()
+        # each batch's games: the turn their kept endings were valued for (-1: none yet), and the endings
+        self._endings: weakref.WeakKeyDictionary[GameBatch, tuple[np.ndarray, Endings]] = weakref.WeakKeyDictionary()
 
     @property
     def tables(self) -> ScoreTables:
@@ -82,11 +83,7 @@ class TablePlayer:
         a turn's first decision and kept for its later rolls (nothing they depend on changes within a
         turn)."""
         if batch not in self._endings:
-            rules = batch.rules
-            most = int(max(rules.scores.max(), rules.joker_scores.max()))
-            self._endings[batch] = (np.full(batch.n_games, -1, dtype=np.int64),
-                                    Endings(np.empty((batch.n_games, rules.dice.n_multisets)),
-                                            np.empty((batch.n_games, rules.n_rows, most + 1, 2))))
+            self._endings[batch] = (np.full(batch.n_games, -1, dtype=np.int64), new_endings(batch.rules, batch.n_games))
         turn_of, kept = self._endings[batch]
         fresh = games[turn_of[games] != batch.turn[games]]
         if len(fresh):
