@@ -191,6 +191,7 @@ class ExactFinals:
         d = rules.dice
         self.dice = Dice(d.add_die, d.remove_die, d.outcome_prob[0], d.sub_keeps, rules.rolls)
         self.params = params_of(rules)
+        self._last: tuple[tuple[int, ...], tuple[int, np.ndarray, np.ndarray, np.ndarray]] | None = None
         self.method = (f"exact: each player playing optimal from here on (the {rules.name} score tables, "
                        f"the rest of the turn by the optimal plan)")
 
@@ -205,12 +206,17 @@ class ExactFinals:
         return np.concatenate([np.zeros(points), rest])
 
     def _turn(self, batch: GameBatch, game: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        """The mover's points and rest of the turn (``_turn_finals``); the last turn's kept, since a decision
+        reads it twice (its position and its actions)."""
         mask, upper, y = (int(v[0]) for v in self.solution.state_of(batch, np.array([game])))
         left = int(batch.rolls_allowed[game] - batch.roll[game])
-        now, fills, keeps = _turn_finals(mask, upper, y, int(batch.dice[game]), left, self.moves, self.params,
-                                         self.dice, self.tables.dist, self.tables.tail)
-        points = int(batch.scores()[game, batch.player[game]])
-        return points, now[:-1], fills[:, :-1], keeps[:, :-1]
+        key = (mask, upper, y, int(batch.dice[game]), left, int(batch.scores()[game, batch.player[game]]))
+        last = self._last  # read once: the web app's threads share the model
+        if last is None or last[0] != key:
+            now, fills, keeps = _turn_finals(mask, upper, y, key[3], left, self.moves, self.params, self.dice,
+                                             self.tables.dist, self.tables.tail)
+            last = self._last = key, (key[-1], now[:-1], fills[:, :-1], keeps[:, :-1])
+        return last[1]
 
     def values(self, batch: GameBatch, game: int) -> None:
         return None

@@ -162,6 +162,18 @@ def test_exact_action_distributions_are_the_coach_values_and_the_brute_force(min
         assert np.abs(np.pad(position, (0, n - len(position))) - np.pad(best, (0, n - len(best)))).max() < 1e-12
 
 
+def test_the_turn_kept_between_reads_is_always_the_position_s_own():
+    """The model keeps the last turn it valued (a decision reads it twice): positions asked in any order,
+    and the same hand with another roll left or another score, give what a fresh model gives."""
+    rules, lay, solution, finals, batch, me, other = _endgame({}, {"yatzy": 0})
+    again = batch.fork(np.arange(batch.n_games))
+    again.roll[:] += 1  # the same hands with one roll less to come
+    for b, m in [(batch, 0), (batch, 17), (batch, 0), (again, 0), (batch, 0), (batch, 251), (again, 17)]:
+        fresh = ExactFinals(solution, finals.tables)
+        assert np.array_equal(finals.actions(b, m), fresh.actions(b, m))
+        assert np.array_equal(finals.position(b, m), fresh.position(b, m))
+
+
 def test_a_decision_loses_the_chance_of_the_action_best_for_winning():
     rules, lay, solution, finals, batch, me, other = _endgame({}, {"yatzy": 0})
     chances = decision_chances(finals, batch, 40)
