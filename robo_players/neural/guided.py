@@ -97,12 +97,12 @@ class SearchGuidedPlayer(ExpectimaxPlayer):
 
     def compose(self, batch: GameBatch, games: np.ndarray, out: np.ndarray, rows: np.ndarray,
                 column: np.ndarray | None = None) -> Correction:
-        """Network outputs ``out[rows[i]]`` of ``games[i]`` as the search takes them: float32
-        ``[d / scale | w]`` per cell, the rows and the scale; with ``exact`` columns, float64
+        """Network outputs ``out[rows[i]]`` of ``games[i]`` as the search takes them: ``[d / scale | w]``
+        per cell (float64, as every ``Correction``), the rows and the scale; with ``exact`` columns, float64
         corrections composed with theirs (``column``, (n, 2, C, R), if already computed), one row
         per game, scale 1."""
         if self.exact is None:
-            return Correction(np.ascontiguousarray(out, dtype=np.float32), np.asarray(rows, dtype=np.int64), self.scale)
+            return Correction(np.ascontiguousarray(out, dtype=np.float64), np.asarray(rows, dtype=np.int64), self.scale)
         if column is None:
             column = self.exact.corrections(batch, games)
         column = column.reshape(len(games), 2, -1)
@@ -120,7 +120,7 @@ class SearchGuidedPlayer(ExpectimaxPlayer):
         cached = self._outputs.get(batch)
         if cached is None or (cached[1][games] != batch.turn[games]).any():
             out, _ = network_outputs(self.forward, batch, games, self.cell_values, False)
-            cached = self._outputs[batch] = (out, batch.turn.copy())
+            cached = self._outputs[batch] = (out.astype(np.float64), batch.turn.copy())  # as ``compose`` gives them
         return cached[0], games
 
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:

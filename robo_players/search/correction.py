@@ -21,7 +21,8 @@ NO_AFTER = np.zeros((0, 0, 0, 0))  # nothing added after the correction
 
 class Correction(NamedTuple):
     """``outputs[rows[i]]`` holds, for cell ``c * R + r`` of the ``CR`` cells, ``d / scale`` at that
-    index and ``w`` at ``CR`` plus it (float32 network outputs, or float64); none when empty.
+    index and ``w`` at ``CR`` plus it; none when empty. Always float64 (network outputs widened, which
+    changes no value): every search kernel then compiles once, not once per type.
 
     ``after`` (n, C, R, LEVELS), unless empty, is added to the corrected values, by row
     ``rows[i]``: to each level of a number row, and to a later row's intercept (``[.., 0]``)
@@ -34,7 +35,7 @@ class Correction(NamedTuple):
     after: np.ndarray = NO_AFTER
 
 
-NO_CORRECTION = Correction(np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int64), 1.0)  # expectimax
+NO_CORRECTION = Correction(np.zeros((0, 0)), np.zeros(0, dtype=np.int64), 1.0)  # expectimax
 
 
 def corrections_of(player: object, batch: GameBatch, games: np.ndarray) -> Correction:
@@ -47,7 +48,7 @@ def corrections_of(player: object, batch: GameBatch, games: np.ndarray) -> Corre
 @njit(cache=True, inline="always")
 def correct(adjust, i, c, own, lin, num):
     """Open cells of column ``c`` (filled rows ``own``) valued ``(1 + w) * value + d``, then
-    ``after`` added, by row ``adjust.rows[i]`` (float32 network outputs taken to float64 here)."""
+    ``after`` added, by row ``adjust.rows[i]``."""
     outputs, after = adjust.outputs, adjust.after
     row = adjust.rows[i]
     n_rows = lin.shape[1]

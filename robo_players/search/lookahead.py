@@ -280,8 +280,7 @@ class LookaheadPlayer:
         adjust = self._network(NextTables(self.layout, self.layout.rules, filled, cells), np.arange(n), members,
                                exact)
         if turns > 1:  # the next turn looks ahead too
-            outputs = adjust.outputs if len(adjust.outputs) else np.zeros((n, 2 * self.layout.n_cells),
-                                                                          dtype=np.float32)
+            outputs = adjust.outputs if len(adjust.outputs) else np.zeros((n, 2 * self.layout.n_cells))
             later = self._ahead(np.arange(n), filled, cells, np.zeros(n, dtype=np.int32), consts, turns - 1, members,
                                 adjust, exact)
             adjust = Correction(outputs, np.arange(n, dtype=np.int64), adjust.scale, later)
@@ -370,7 +369,7 @@ class LookaheadPlayer:
             if len(own.rows):
                 outputs, kept.scale = own.outputs[own.rows], own.scale
             else:
-                outputs = np.zeros((len(stale), 2 * self.layout.n_cells), dtype=np.float32)
+                outputs = np.zeros((len(stale), 2 * self.layout.n_cells))
             if kept.outputs is None:
                 kept.outputs = np.zeros((batch.n_games, outputs.shape[1]), dtype=outputs.dtype)
             kept.outputs[stale] = outputs
