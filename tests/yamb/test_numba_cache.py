@@ -1,7 +1,11 @@
 """The numba cache folder follows the source code, so no stale kernel is ever loaded."""
 
+import json
 import os
 import re
+import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -60,7 +64,9 @@ def test_files_outside_the_packages_do_not_count(tmp_path: Path) -> None:
 
 def test_configure_sets_a_fresh_folder_and_prunes_old_ones(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
-    monkeypatch.setattr(numba.core.config, "CACHE_DIR", numba.core.config.CACHE_DIR)  # restored after
+    monkeypatch.setenv("NUMBA_CACHE_LOCATOR_CLASSES", "")  # restored after, as numba's settings
+    monkeypatch.setattr(numba.core.config, "CACHE_DIR", numba.core.config.CACHE_DIR)
+    monkeypatch.setattr(numba.core.config, "CACHE_LOCATOR_CLASSES", numba.core.config.CACHE_LOCATOR_CLASSES)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     root = tmp_path / "yamb" / "numba"
     old, recent = root / "old", root / "recent"
@@ -80,4 +86,53 @@ def test_a_folder_chosen_by_the_user_is_kept(tmp_path: Path, monkeypatch) -> Non
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     numba_cache.configure()
     assert os.environ["NUMBA_CACHE_DIR"] == str(tmp_path / "mine")
+    assert not (tmp_path / "xdg").exists()
+
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPILE = ("import json, numpy as np; from yamb.kernels import stream_keys; "
+           "stream_keys(np.uint64(7), np.arange(3, dtype=np.uint64)); s = stream_keys.stats; "
+           "print(json.dumps([s.cache_path, sum(s.cache_hits.values()), sum(s.cache_misses.values())]))")
+
+
+def _copy_of_the_sources(where: Path) -> Path:
+    for package in numba_cache.PACKAGES:
+        shutil.copytree(ROOT / package, where / package, ignore=shutil.ignore_patterns("__pycache__"))
+    return where
+
+
+def _compile_in(tree: Path, xdg: Path, **settings: str) -> tuple[str, int, int]:
+    """(cache folder, cache hits, compiles) of a kernel that calls another module's, in a fresh process."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_CACHE")}
+    env.update(PYTHONPATH=str(tree), XDG_CACHE_HOME=str(xdg), **settings)
+    child = subprocess.run([sys.executable, "-c", COMPILE], cwd=tree, env=env, capture_output=True, text=True)
+    assert child.returncode == 0, child.stderr[-2000:]
+    path, hits, misses = json.loads(child.stdout)
+    return path, hits, misses
+
+
+def test_a_copy_of_the_sources_elsewhere_loads_the_kernels_the_first_compiled(tmp_path: Path) -> None:
+    """Another clone, worktree or install of the same sources compiles nothing anew."""
+    xdg = tmp_path / "xdg"
+    first, second = _copy_of_the_sources(tmp_path / "a"), _copy_of_the_sources(tmp_path / "elsewhere" / "b")
+    path, hits, misses = _compile_in(first, xdg)
+    folder = xdg / "yamb" / "numba" / numba_cache.source_digest(first)
+    assert (Path(path), hits, misses) == (folder / "yamb", 0, 1)
+    assert _compile_in(second, xdg) == (path, 1, 0)
+
+
+def test_a_copy_with_other_sources_compiles_its_own(tmp_path: Path) -> None:
+    xdg = tmp_path / "xdg"
+    first, edited = _copy_of_the_sources(tmp_path / "a"), _copy_of_the_sources(tmp_path / "b")
+    with open(edited / "yamb" / "dice.py", "a") as f:  # not the kernels' module: the kernels would be stale
+        f.write("# edited\n")
+    path, _, _ = _compile_in(first, xdg)
+    other, hits, misses = _compile_in(edited, xdg)
+    assert other != path and (hits, misses) == (0, 1)
+
+
+def test_a_folder_chosen_by_the_user_keeps_numba_s_own_filing(tmp_path: Path) -> None:
+    tree = _copy_of_the_sources(tmp_path / "a")
+    path, hits, misses = _compile_in(tree, tmp_path / "xdg", NUMBA_CACHE_DIR=str(tmp_path / "mine"))
+    assert Path(path).parent == tmp_path / "mine" and Path(path).name.startswith("yamb_") and misses == 1
     assert not (tmp_path / "xdg").exists()
