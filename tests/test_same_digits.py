@@ -250,31 +250,30 @@ def best_win_estimate(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]
     return out.mean, out.var
 
 
-def run_elsewhere(settings: dict[str, str], script: str, tmp_path: Path) -> subprocess.CompletedProcess:
+def run_elsewhere(settings: dict[str, str], script: str) -> subprocess.CompletedProcess:
+    # kernels compiled for another CPU are filed apart in the same cache (tests/yamb/test_numba_cache.py)
     env = {**os.environ, **settings, "PYTHONPATH": str(ROOT)}
-    if "NUMBA_CPU_NAME" in settings:  # compiled for another CPU: its own cache
-        env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba")
     return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, cwd=ROOT)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("settings", [OTHER_LIBRARIES, OTHER_CPU], ids=["other-libraries", "other-cpu"])
-def test_the_digits_are_the_same_computed_as_on_another_machine(settings: dict[str, str], tmp_path: Path) -> None:
+def test_the_digits_are_the_same_computed_as_on_another_machine(settings: dict[str, str]) -> None:
     script = "import json, tests.test_same_digits as t; print(json.dumps(t.digests()))"
-    child = run_elsewhere(settings, script, tmp_path)
+    child = run_elsewhere(settings, script)
     assert child.returncode == 0, child.stderr[-3000:]
     assert json.loads(child.stdout.splitlines()[-1]) == digests()
 
 
-def test_the_emulating_settings_do_take_effect_here(tmp_path: Path) -> None:
+def test_the_emulating_settings_do_take_effect_here() -> None:
     """Without the fixes above these settings change OpenBLAS's products, torch's products and, on a
     machine with AVX-512, numpy's exp: the emulation is real, not a no-op."""
     script = ("import hashlib, numpy as np, torch\n"
               "r = np.random.default_rng(0); a = r.normal(0, 1, (300, 200)); b = r.normal(0, 1, (200, 150))\n"
               "t = torch.from_numpy(a.astype(np.float32)) @ torch.from_numpy(b.astype(np.float32))\n"
               "print(*(hashlib.sha256(v.tobytes()).hexdigest()[:12] for v in (np.exp(a), a @ b, t.numpy())))")
-    here = run_elsewhere({}, script, tmp_path).stdout.split()
-    there = run_elsewhere(OTHER_LIBRARIES, script, tmp_path).stdout.split()
+    here = run_elsewhere({}, script).stdout.split()
+    there = run_elsewhere(OTHER_LIBRARIES, script).stdout.split()
     assert len(here) == len(there) == 3
     assert [x != y for x, y in zip(here, there)] == [bool(__cpu_features__.get("AVX512F")), True, True]
 
@@ -300,8 +299,6 @@ def test_a_fit_writes_the_same_weights_computed_as_on_another_machine(tmp_path: 
     for name, settings in (("here", {}), ("there", {k: v for k, v in OTHER_CPU.items() if not k.startswith(("MKL", "ATEN"))})):
         out = tmp_path / f"{name}.npz"
         env = {**os.environ, **settings, "PYTHONPATH": str(ROOT)}
-        if settings:
-            env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba")
         child = subprocess.run([sys.executable, "-c", command, str(out)], env=env, capture_output=True, text=True,
                                cwd=ROOT)
         assert child.returncode == 0, child.stderr[-3000:]

@@ -136,3 +136,11 @@ def test_a_folder_chosen_by_the_user_keeps_numba_s_own_filing(tmp_path: Path) ->
     path, hits, misses = _compile_in(tree, tmp_path / "xdg", NUMBA_CACHE_DIR=str(tmp_path / "mine"))
     assert Path(path).parent == tmp_path / "mine" and Path(path).name.startswith("yamb_") and misses == 1
     assert not (tmp_path / "xdg").exists()
+
+
+def test_kernels_compiled_for_another_cpu_are_kept_apart(tmp_path: Path) -> None:
+    """numba's cache key holds the CPU's name: code generated for another CPU (the same-digits tests'
+    ``NUMBA_CPU_NAME=generic``) shares the folder and is never loaded in place of this CPU's, nor the reverse."""
+    tree, xdg = _copy_of_the_sources(tmp_path / "a"), tmp_path / "xdg"
+    generic = {"NUMBA_CPU_NAME": "generic"}
+    assert [_compile_in(tree, xdg, **s)[1:] for s in ({}, generic, {}, generic)] == [(0, 1), (0, 1), (1, 0), (1, 0)]
