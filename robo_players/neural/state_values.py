@@ -24,6 +24,7 @@ import numpy as np
 from expected_scores.optimal_play import SolvedPlayer
 from expected_scores.solitaire import SolitaireSolution
 from expected_scores.upper_sum import reachable_upper
+from robo_players.computed import computed_once, rules_key
 from robo_players.neural.afterstate_values import afterstate_player
 from robo_players.neural.bots import BOTS_DIR
 from robo_players.neural.value_nets import AFTERSTATE, SUFFIX, ValueNet, ValuesFileError, load_values, value_function
@@ -102,7 +103,9 @@ def load_values_player(path: str | Path, layout: Layout) -> SolvedPlayer:
     if table != spec.table:
         raise ValuesFileError(f"{path}: a value network for one free column of {spec.preset}, "
                               f"not this table ({table.preset}, {','.join(table.columns)})")
-    return table_player(layout.rules, value_table(net, layout.rules), Path(path).stem)
+    key = Path(path).read_bytes() + rules_key(layout.rules)  # the weights and the table
+    values = computed_once("state-values", key, lambda: {"values": value_table(net, layout.rules)})["values"]
+    return table_player(layout.rules, values, Path(path).stem)
 
 
 def values_file(layout: Layout) -> Path:

@@ -30,6 +30,7 @@ from functools import cache
 import numpy as np
 
 from robo_players.base import play
+from robo_players.computed import computed_once, rules_key
 from robo_players.search.cell_values import BONUS_MODELS, LEVELS, cell_model
 from robo_players.search.expectimax import ExpectimaxPlayer
 from yamb.columns import order_rule
@@ -45,18 +46,23 @@ DEFAULT_PLAYED = 0.6
 @cache
 def seen_play(rules: Rules, columns: tuple[str, ...], players: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """(C, R) mean final score of each cell in ``GAMES`` games of plain ``expectimax`` against itself
-    (``players`` of them, each counted), and (C, 6, 6) how often each number row ended at each level."""
-    lay = layout(rules, columns, players)
-    batch = GameBatch(lay, GAMES, seed=SEED, streams=np.arange(GAMES, dtype=np.uint64))
-    play(batch, [ExpectimaxPlayer(lay)] * players)
-    cells = batch.cells.astype(np.float64)
-    level_score = cell_model(rules, columns).level_score
-    frequency = np.zeros((len(columns), N_NUMBER_ROWS, LEVELS))
-    for r in range(N_NUMBER_ROWS):
-        level = np.searchsorted(level_score[r, : len(np.unique(rules.scores[:, r]))], cells[..., r])
-        for k in range(LEVELS):
-            frequency[:, r, k] = (level == k).mean(axis=(0, 1))
-    return cells.mean(axis=(0, 1)), frequency
+    (``players`` of them, each counted), and (C, 6, 6) how often each number row ended at each level;
+    played once and kept (``robo_players.computed``)."""
+    def compute() -> dict[str, np.ndarray]:
+        lay = layout(rules, columns, players)
+        batch = GameBatch(lay, GAMES, seed=SEED, streams=np.arange(GAMES, dtype=np.uint64))
+        play(batch, [ExpectimaxPlayer(lay)] * players)
+        cells = batch.cells.astype(np.float64)
+        level_score = cell_model(rules, columns).level_score
+        frequency = np.zeros((len(columns), N_NUMBER_ROWS, LEVELS))
+        for r in range(N_NUMBER_ROWS):
+            level = np.searchsorted(level_score[r, : len(np.unique(rules.scores[:, r]))], cells[..., r])
+            for k in range(LEVELS):
+                frequency[:, r, k] = (level == k).mean(axis=(0, 1))
+        return {"means": cells.mean(axis=(0, 1)), "frequency": frequency}
+
+    arrays = computed_once("seen-play", rules_key(rules) + repr((columns, players, GAMES, SEED)).encode(), compute)
+    return arrays["means"], arrays["frequency"]
 
 
 def seen_means(rules: Rules, columns: tuple[str, ...], players: int = 1) -> np.ndarray:
