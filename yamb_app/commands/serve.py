@@ -91,24 +91,23 @@ def run(args: argparse.Namespace) -> int:
     if args.runs is not None and not Path(args.runs).is_dir():
         raise YambError(f"--runs {args.runs} is not a directory")
 
-    import sqlite3
-
-    try:
-        import uvicorn
-
-        from yamb_app.web import Settings, create_app, default_db
-        from yamb_app.web.guards import LOOPBACK_NAMES
-        from yamb_app.web.slow_clients import with_read_deadline
-        from yamb_app.web.store import NotAGamesDatabase
-    except ImportError as error:
-        raise YambError(f"yamb serve needs the web extra ({error.name} is missing): "
-                        "pip install -e '.[web]'") from None
-
     if any(not name.strip() for name in args.allow_host):
         raise YambError("--allow-host is empty; name a host (yamb.lan, yamb.lan:443) or * for any")
-    db = Path(args.db) if args.db else default_db()
-    sock = bind(args.host, args.port)
+    sock = bind(args.host, args.port)  # a bad host or port is said at once, before the app loads (seconds)
     try:
+        import sqlite3
+
+        try:
+            import uvicorn
+
+            from yamb_app.web import Settings, create_app, default_db
+            from yamb_app.web.guards import LOOPBACK_NAMES
+            from yamb_app.web.slow_clients import with_read_deadline
+            from yamb_app.web.store import NotAGamesDatabase
+        except ImportError as error:
+            raise YambError(f"yamb serve needs the web extra ({error.name} is missing): "
+                            "pip install -e '.[web]'") from None
+        db = Path(args.db) if args.db else default_db()
         address, port = sock.getsockname()[:2]
         bound = ipaddress.ip_address(address.split("%")[0])
         hosts = {f"{name}:{port}" for name in (*LOOPBACK_NAMES, url_host(args.host.lower()))}
