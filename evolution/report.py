@@ -22,7 +22,8 @@ from deap import base
 from evolution.algorithms import field_of, match_for, play, strategy_mean
 from evolution.evaluate import FINAL, dice_seed, reference_scores
 from evolution.individual import Individual
-from evolution.run_dir import BEST_FILE, FITNESS_PLOT, HALL_OF_FAME_FILE, SCORES_PLOT, SUMMARY_FILE, RunDir
+from evolution.run_dir import RunDir
+from evolution.run_files import BEST_FILE, FITNESS_PLOT, HALL_OF_FAME_FILE, SCORES_PLOT, SUMMARY_FILE
 from evolution.state import RunState
 from robo_players.measure.compare import paired_difference
 from robo_players.measure.simulate import summary

@@ -18,7 +18,8 @@ from evolution.config import ConfigError, EvolveConfig, with_settings
 from evolution.evaluate import init_worker
 from evolution.planning import Plan, init_weights, plan, starting_point
 from evolution.report import final_check, write_results
-from evolution.run_dir import CONFIG_FILE, RunDir
+from evolution.run_dir import RunDir
+from evolution.run_files import CONFIG_FILE
 from evolution.state import RunState, new_state
 from evolution.verdict import play_verdict, start_strength
 

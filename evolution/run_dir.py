@@ -1,4 +1,4 @@
-"""A run directory's files: their names, the lock, and every read and (atomic) write of them.
+"""A run directory's files (their names in ``evolution.run_files``): the lock, and every read and (atomic) write of them.
 
 ``config.toml`` (the settings), ``checkpoint.pkl`` (after every generation), ``logbook.csv``,
 and when the run is done ``hall_of_fame.npz``, ``best.pt`` (the best player's weights; ``yamb
@@ -21,19 +21,16 @@ import pandas as pd
 from evolution import checkpoint
 from evolution.checkpoint import CheckpointError
 from evolution.config import ConfigError, EvolveConfig, read_toml, to_toml, with_settings
+from evolution.run_files import (
+    CHECKPOINT,
+    CONFIG_FILE,
+    LOCK_FILE,
+    LOGBOOK_FILE,
+    SUMMARY_FILE,
+)
 from evolution.state import RunState
 from yamb.atomic import holds_files, remove_temporaries, write_atomically
 from yamb.parsing import ParseError, parse_json
-
-CONFIG_FILE = "config.toml"
-CHECKPOINT = "checkpoint.pkl"
-LOGBOOK_FILE = "logbook.csv"
-BEST_FILE = "best.pt"
-HALL_OF_FAME_FILE = "hall_of_fame.npz"
-SUMMARY_FILE = "summary.json"
-FITNESS_PLOT = "fitness.png"
-SCORES_PLOT = "scores.png"
-LOCK_FILE = ".lock"
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from evolution.algorithms import match_for, play_counted
 from evolution.config import HALL_OF_FAME_FIELD, EvolveConfig
 from evolution.evaluate import FINAL, Task, dice_seed, reference_played
 from evolution.individual import Individual
-from evolution.run_dir import BEST_FILE
+from evolution.run_files import BEST_FILE
 from evolution.state import RunState
 from robo_players.measure.compare import paired_difference
 from robo_players.measure.simulate import summary

@@ -1,4 +1,8 @@
-"""Players by name, for the command line and the comparison tools."""
+"""Players by name, for the command line and the comparison tools.
+
+Listing them, or building one that needs no network, loads no network library (torch): the
+networks' modules are imported when a network is built.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +12,7 @@ from robo_players.base import Player
 from robo_players.best_win import best_win_player
 from robo_players.greedy import GreedyPlayer
 from robo_players.montecarlo import MonteCarloPlayer
-from robo_players.neural.bots import direct_bot_file, load_bot, load_direct_bot
-from robo_players.neural.build import is_weights_file, load_player
-from robo_players.neural.state_values import load_values_bot, load_values_player, values_bot_file
-from robo_players.neural.value_nets import is_values_file
+from robo_players.neural.bots import direct_bot_file, load_bot, load_direct_bot, load_values_bot, values_bot_file
 from robo_players.optimal import check_table, optimal_player
 from robo_players.optimal_win import REACH, check_tables, reach_player, win_player
 from robo_players.random_player import RandomPlayer
@@ -84,11 +85,15 @@ def make_player(name: str, layout: Layout) -> Player:
         return lookahead_player(make_player(ahead[0], layout), layout, ahead[1], ahead[2])
     if (reach := REACH.fullmatch(name)) is not None:
         return reach_player(layout, int(reach.group(1)))
+    if name in PLAYERS:
+        return PLAYERS[name](layout)
+    from robo_players.neural.build import is_weights_file, load_player  # the network library, only for a file
+    from robo_players.neural.state_values import load_values_player
+    from robo_players.neural.value_nets import is_values_file
+
     if is_values_file(name):
         return load_values_player(name, layout)
     if is_weights_file(name):
         return load_player(name, layout)
-    if name not in PLAYERS:
-        raise YambError(f"unknown player {name!r}; choose from {', '.join(players_for(layout))} or a weights file "
-                        f"(a search player or weights file followed by {SUFFIX} or {SUFFIX}3: with look-ahead)")
-    return PLAYERS[name](layout)
+    raise YambError(f"unknown player {name!r}; choose from {', '.join(players_for(layout))} or a weights file "
+                    f"(a search player or weights file followed by {SUFFIX} or {SUFFIX}3: with look-ahead)")

@@ -111,7 +111,7 @@ def make_run(runs: Path, name: str = "yatzy-demo", generations: int = 40) -> Pat
     """A finished run directory: ``config.toml``, a ``logbook.csv`` and the shipped yatzy bot as ``best.pt``.
 
     The curve is made up (a rising mean); the weights are a real player's, written as ``yamb evolve`` writes them."""
-    from evolution.run_dir import BEST_FILE, CONFIG_FILE, LOGBOOK_FILE
+    from evolution.run_files import BEST_FILE, CONFIG_FILE, LOGBOOK_FILE
     from robo_players.neural.bots import BOTS_DIR
     from robo_players.neural.files import load_weights, save_weights
 

@@ -100,6 +100,35 @@ def test_playing_every_bot_loads_no_training_code() -> None:
     assert [m for m in loaded if m.startswith(("robo_players.training", "evolution", "yamb_app"))] == []
 
 
+COACH_ALONE = """
+import sys
+from yamb_app.coach import coach_for, finals_for_table
+from yamb_app.seats import bot_names
+from yamb_app.web.app import create_app
+from robo_players.registry import make_player
+from robo_players.measure.simulate import simulate
+from yamb.layout import layout
+from yamb.rules import rules
+lay = layout(rules("yatzy"), players=2)
+names = bot_names(lay)
+coach = coach_for(lay)
+finals_for_table(lay, coach)
+for name in ("optimal", "optimal-win", "expectimax"):
+    simulate(layout(rules("yatzy")), make_player(name, layout(rules("yatzy"))), 1, seed=1)
+print(len(names), "torch" in sys.modules)
+"""
+
+
+def test_the_coach_the_exact_players_and_the_web_app_start_without_torch() -> None:
+    """A person coached on Yatzy, the players that are no network, the list of the table's bots and the
+    web app load no network library: torch takes seconds to import, and is loaded when a network is built."""
+    done = subprocess.run([sys.executable, "-c", COACH_ALONE], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    listed, torch_loaded = done.stdout.split()
+    assert int(listed) >= 5 and torch_loaded == "False"
+
+
 def test_every_folder_of_modules_is_a_package() -> None:
     """A folder of modules without ``__init__.py`` would be left out of the wheel (setuptools finds
     packages, not namespace folders) and out of the API reference."""

@@ -44,7 +44,7 @@ from optuna.trial import TrialState
 
 from evolution.processes import end_with_parent
 from evolution.run import evolve, resume, start
-from evolution.run_dir import CHECKPOINT
+from evolution.run_files import CHECKPOINT
 from evolution.sweeps.space import SearchSpace, check_space, suggest, trial_config
 from evolution.sweeps.study import (
     SweepError,

@@ -6,6 +6,9 @@ table is found without opening the others. ``best`` is the shipped bot of the
 table, or ``expectimax`` for a table that has none (so ``yamb play``, whose
 default bot is ``best``, works on every table).
 
+``best-values`` is the shipped value network of a table (Yatzy, Yahtzee: state values;
+yamb: after-state values), from ``robo_players/bots/values/`` (``robo_players.neural.state_values``).
+
 ``best-direct`` is the shipped network that plays alone, without search
 (kind ``direct``: trained to imitate ``best``, then evolved), from
 ``robo_players/bots/direct/``, named the same way; a table without one is an
@@ -26,7 +29,9 @@ from yamb.table import Table
 
 BOTS_DIR = Path(__file__).resolve().parent.parent / "bots"
 DIRECT_BOTS_DIR = BOTS_DIR / "direct"
+VALUES_DIR = BOTS_DIR / "values"
 SUFFIX = ".safetensors"
+VALUES_SUFFIX = ".npz"  # a values file (``robo_players.neural.value_nets``)
 
 
 def bot_name(layout: Layout) -> str:
@@ -66,4 +71,27 @@ def load_direct_bot(layout: Layout, bots_dir: Path = DIRECT_BOTS_DIR) -> Player:
 
     player = load_player(direct_bot_file(layout, bots_dir), layout)
     player.name = "best-direct"
+    return player
+
+
+def values_file(layout: Layout) -> Path:
+    """The shipped values file of ``layout``'s table."""
+    return VALUES_DIR / (Table.of(layout).stem + VALUES_SUFFIX)
+
+
+def values_bot_file(layout: Layout, values_dir: Path | None = None) -> Path:
+    """The shipped values file of ``layout``'s table (``best-values``), or a precise error."""
+    path = values_file(layout) if values_dir is None else values_dir / values_file(layout).name
+    if not path.is_file():
+        shipped = ", ".join(sorted(p.stem for p in VALUES_DIR.glob(f"*{VALUES_SUFFIX}"))) or "none"
+        raise YambError(f"no shipped best-values network for {path.stem} (shipped: {shipped})")
+    return path
+
+
+def load_values_bot(layout: Layout, values_dir: Path | None = None) -> Player:
+    """``best-values``: the shipped value network of ``layout``'s table, or a precise error."""
+    from robo_players.neural.state_values import load_values_player
+
+    player = load_values_player(values_bot_file(layout, values_dir), layout)
+    player.name = "best-values"
     return player

@@ -9,13 +9,15 @@ machine.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import torch
-from torch import nn
-from torch.nn.utils import parameters_to_vector, vector_to_parameters
 
 from robo_players.neural.dense import Dense, dense, forward
 from yamb.errors import YambError
+
+if TYPE_CHECKING:
+    from torch import nn
 
 
 def genome_size(net: nn.Module) -> int:
@@ -24,11 +26,16 @@ def genome_size(net: nn.Module) -> int:
 
 def genome_of(net: nn.Module) -> np.ndarray:
     """The flat float32 weight vector of ``net``."""
+    from torch.nn.utils import parameters_to_vector
+
     return parameters_to_vector(net.parameters()).detach().numpy().copy()
 
 
 def load_genome(net: nn.Module, genome: np.ndarray) -> nn.Module:
     """Copy a flat weight vector into ``net`` (returned for chaining)."""
+    import torch
+    from torch.nn.utils import vector_to_parameters
+
     vector = torch.as_tensor(np.asarray(genome, dtype=np.float32))
     if vector.shape != (genome_size(net),):
         raise YambError(f"a genome of {tuple(vector.shape)} values for a network of {genome_size(net)} weights")

@@ -26,14 +26,10 @@ from expected_scores.solitaire import SolitaireSolution
 from expected_scores.upper_sum import reachable_upper
 from robo_players.computed import computed_once, rules_key
 from robo_players.neural.afterstate_values import afterstate_player
-from robo_players.neural.bots import BOTS_DIR
-from robo_players.neural.value_nets import AFTERSTATE, SUFFIX, ValueNet, ValuesFileError, load_values, value_function
-from yamb.errors import YambError
+from robo_players.neural.value_nets import AFTERSTATE, ValueNet, ValuesFileError, load_values, value_function
 from yamb.layout import Layout
 from yamb.rules import N_NUMBER_ROWS, Rules
 from yamb.table import Table
-
-VALUES_DIR = BOTS_DIR / "values"
 
 
 def features(rules: Rules, mask: np.ndarray, upper: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -106,24 +102,3 @@ def load_values_player(path: str | Path, layout: Layout) -> SolvedPlayer:
     key = Path(path).read_bytes() + rules_key(layout.rules)  # the weights and the table
     values = computed_once("state-values", key, lambda: {"values": value_table(net, layout.rules)})["values"]
     return table_player(layout.rules, values, Path(path).stem)
-
-
-def values_file(layout: Layout) -> Path:
-    """The shipped values file of ``layout``'s table."""
-    return VALUES_DIR / (Table.of(layout).stem + SUFFIX)
-
-
-def values_bot_file(layout: Layout, values_dir: Path | None = None) -> Path:
-    """The shipped values file of ``layout``'s table (``best-values``), or a precise error."""
-    path = values_file(layout) if values_dir is None else values_dir / values_file(layout).name
-    if not path.is_file():
-        shipped = ", ".join(sorted(p.stem for p in VALUES_DIR.glob(f"*{SUFFIX}"))) or "none"
-        raise YambError(f"no shipped best-values network for {path.stem} (shipped: {shipped})")
-    return path
-
-
-def load_values_bot(layout: Layout, values_dir: Path | None = None) -> SolvedPlayer:
-    """``best-values``: the shipped value network of ``layout``'s table, or a precise error."""
-    player = load_values_player(values_bot_file(layout, values_dir), layout)
-    player.name = "best-values"
-    return player

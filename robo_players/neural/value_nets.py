@@ -23,6 +23,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from robo_players.neural.bots import VALUES_SUFFIX
 from robo_players.neural.dense import forward
 from robo_players.neural.features import table_size
 from robo_players.neural.population import stacked_dense
@@ -33,7 +34,7 @@ from yamb.parsing import DamagedError, ParseError, parse_json, read_npz
 from yamb.rules import Rules
 from yamb.table import Table
 
-SUFFIX = ".npz"
+SUFFIX = VALUES_SUFFIX
 FILE_KIND = "yamb-state-values"
 META = "meta"
 SCALE = 100.0  # the network's output is the value in hundreds of points

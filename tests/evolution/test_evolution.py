@@ -16,7 +16,8 @@ from evolution.config import ConfigError, EvolveConfig, from_recipe, to_toml, wi
 from evolution.individual import Individual
 from evolution.planning import plan
 from evolution.run import default_run_dir, evolve, resume, start
-from evolution.run_dir import CHECKPOINT, RunDir
+from evolution.run_dir import RunDir
+from evolution.run_files import CHECKPOINT
 from evolution.state import new_state
 from robo_players.base import play as play_games
 from robo_players.measure.luck import LuckCounter

@@ -57,7 +57,8 @@ def test_the_rules_key_tells_the_tables_apart() -> None:
 
 @pytest.mark.slow
 def test_best_values_plays_from_the_kept_table_as_from_its_network(cache: Path) -> None:
-    from robo_players.neural.state_values import load_values_bot, value_table, values_bot_file
+    from robo_players.neural.bots import load_values_bot, values_bot_file
+    from robo_players.neural.state_values import value_table
     from robo_players.neural.value_nets import load_values
     from yamb.layout import layout
 

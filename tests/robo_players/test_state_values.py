@@ -201,7 +201,7 @@ SHIPPED = {"yatzy": 14898, "yahtzee": 15754, "yamb": 67837}  # 60 games' total, 
 @pytest.mark.parametrize("preset", sorted(SHIPPED))
 def test_the_shipped_value_networks_load_and_play_as_shipped(preset: str) -> None:
     from robo_players.measure.simulate import simulate
-    from robo_players.neural.state_values import values_file
+    from robo_players.neural.bots import values_file
 
     lay = layout(rules(preset))
     _, spec, meta = load_values(values_file(lay))

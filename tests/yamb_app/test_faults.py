@@ -24,7 +24,8 @@ from evolution.checkpoint import CheckpointError
 from evolution.config import ConfigError
 from evolution.individual import Individual
 from evolution.run import evolve, resume, start
-from evolution.run_dir import CHECKPOINT, RunDir
+from evolution.run_dir import RunDir
+from evolution.run_files import CHECKPOINT
 from robo_players.base import play
 from robo_players.random_player import RandomPlayer
 from tests.evolution.test_evolution import assert_same, outputs, tiny
@@ -39,7 +40,7 @@ from yamb_app.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 BOT = ROOT / "robo_players" / "bots" / "yatzy-5d-free.safetensors"
-TINY_ARGS = ["--generations", "1", "--population", "3", "--games", "2", "--hidden", "2",
+TINY_ARGS = ["--generations", "1", "--population", "3", "--games", "2", "--hidden", "2", "--workers", "1",
              "--set", "final_games=3", "--set", "elite=1", "--set", "hall_of_fame=1"]
 
 

@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from evolution.run_dir import BEST_FILE
+    from evolution.run_files import BEST_FILE
     from robo_players.neural.files import WeightsFileError, load_weights, save_weights
 
     source = Path(args.source)
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _not_a_finished_run(folder: Path) -> str:
     """Why ``folder`` (without a ``best.pt``) cannot be exported: a run not finished, a folder of runs, or another folder."""
-    from evolution.run_dir import BEST_FILE, CONFIG_FILE
+    from evolution.run_files import BEST_FILE, CONFIG_FILE
 
     if (folder / CONFIG_FILE).is_file():
         return f"{folder}: no {BEST_FILE} yet (the run has not finished; continue it with yamb evolve --resume {folder})"
@@ -66,7 +66,7 @@ def _not_a_finished_run(folder: Path) -> str:
 def _check_run(run_dir: Path, weights_file: Path, spec: NetSpec) -> None:
     """Refuse a run directory whose ``best.pt`` is not the network its ``config.toml`` evolves."""
     from evolution.config import EvolveConfig, read_toml, with_settings
-    from evolution.run_dir import CONFIG_FILE
+    from evolution.run_files import CONFIG_FILE
     from evolution.state import net_spec
     from robo_players.neural.files import WeightsFileError
 

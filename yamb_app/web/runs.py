@@ -19,8 +19,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evolution.run_dir import BEST_FILE, CONFIG_FILE, LOGBOOK_FILE
-from robo_players.neural.files import load_weights
+from evolution.run_files import BEST_FILE, CONFIG_FILE, LOGBOOK_FILE
 from yamb.errors import YambError
 from yamb.parsing import ParseError, parse_toml
 from yamb_app.seats import RUN_BOT_PREFIX
@@ -160,6 +159,8 @@ class RunList:
         path = self.best_file(name)
         if path is None:
             return None, None
+        from robo_players.neural.files import load_weights  # torch, once a run is asked for
+
         try:
             spec = load_weights(path).spec
         except YambError as error:
