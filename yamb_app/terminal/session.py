@@ -26,6 +26,7 @@ from robo_players.base import Player
 from robo_players.coach.review import prejudge, review_game
 from robo_players.coach.values import Coach
 from robo_players.coach.win_chances import Finals, position_chances
+from robo_players.registry import PLAYERS, plays
 from yamb.engine import single_thread
 from yamb.game import Cell, Game
 from yamb_app.coach import (
@@ -89,13 +90,24 @@ class Session:
             load_bot(seat.bot, game.layout) if seat.bot else None for seat in seats
         ]
         seated = [bot for bot, seat in zip(self.bots, seats) if seat.bot == hint_bot]
-        self.hint_bot = seated[0] if seated else load_bot(hint_bot, game.layout)
+        self._hint_name = hint_bot
+        self._hint_player = seated[0] if seated else None
+        if hints or not (hint_bot in PLAYERS and plays(hint_bot, game.layout)):
+            self.hint_bot  # shown at every decision, or to be refused now (a file, a table it does not play)
         self.shown = game.dice
         self._header_turn = -1
         self._notes: tuple[Text, ...] = ()  # the hint shown in the panel during a person's step
         self._others_shown = False  # the ``=`` key showed the other sheets last
         self._help = Text("")  # how to answer the prompt being asked
         self._message: Text | None = None  # a hint asked for, or why an answer was refused, until the next prompt
+
+    @property
+    def hint_bot(self) -> Player:
+        """The bot whose moves the hints give: a seat's, else built at the first hint (a network's library
+        and tables take seconds to load, for a hint that may never be asked for)."""
+        if self._hint_player is None:
+            self._hint_player = load_bot(self._hint_name, self.game.layout)
+        return self._hint_player
 
     # ----------------------------------------------------------------- the loop
     def run(self) -> int:
