@@ -7,6 +7,7 @@ networks' modules are imported when a network is built.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from robo_players.base import Player
 from robo_players.best_win import best_win_player
@@ -87,6 +88,8 @@ def make_player(name: str, layout: Layout) -> Player:
         return reach_player(layout, int(reach.group(1)))
     if name in PLAYERS:
         return PLAYERS[name](layout)
+    if not Path(name).suffix:  # no file's name either: said before the network library loads (seconds)
+        raise _unknown(name, layout)
     from robo_players.neural.build import is_weights_file, load_player  # the network library, only for a file
     from robo_players.neural.state_values import load_values_player
     from robo_players.neural.value_nets import is_values_file
@@ -95,5 +98,21 @@ def make_player(name: str, layout: Layout) -> Player:
         return load_values_player(name, layout)
     if is_weights_file(name):
         return load_player(name, layout)
-    raise YambError(f"unknown player {name!r}; choose from {', '.join(players_for(layout))} or a weights file "
-                    f"(a search player or weights file followed by {SUFFIX} or {SUFFIX}3: with look-ahead)")
+    raise _unknown(name, layout)
+
+
+def check_name(name: str, layout: Layout) -> None:
+    """The error ``make_player(name, layout)`` raises for a name it does not know, or for a table the
+    named player refuses, found without building anything (a file is checked as it is read)."""
+    ahead = split_name(name)
+    if ahead is not None:
+        check_name(ahead[0], layout)
+    elif name in PLAYERS:
+        TABLE_CHECKS.get(name, lambda layout: None)(layout)
+    elif not Path(name).suffix and REACH.fullmatch(name) is None:
+        raise _unknown(name, layout)
+
+
+def _unknown(name: str, layout: Layout) -> YambError:
+    return YambError(f"unknown player {name!r}; choose from {', '.join(players_for(layout))} or a weights file "
+                     f"(a search player or weights file followed by {SUFFIX} or {SUFFIX}3: with look-ahead)")

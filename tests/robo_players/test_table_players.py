@@ -108,3 +108,28 @@ def test_the_registrys_searches_are_the_expectimax_players(preset: str) -> None:
              if not name.startswith("optimal")}  # the exact players solve the whole game first
     assert set(SEARCHES) <= set(PLAYERS)
     assert {name for name, player in built.items() if isinstance(player, ExpectimaxPlayer)} == set(SEARCHES)
+
+
+def test_a_name_is_checked_as_it_would_be_built_without_building_anything(monkeypatch) -> None:
+    """``check_name`` raises what ``make_player`` raises for an unknown name or a refused table (look-ahead
+    or not), before any player is built; a known name, a target or a file's name passes."""
+    from robo_players.registry import check_name
+
+    lay = table("yamb", None, None, None, 2)
+    refused = ("grandmaster", "grandmaster+lookahead", "optimal", "optimal+lookahead3", "best-values@2")
+    errors = {}
+    for name in refused:
+        with pytest.raises(YambError) as built:
+            make_player(name, lay)
+        errors[name] = str(built.value)
+
+    def refuse(lay: Layout) -> None:
+        raise AssertionError("a player was built")
+
+    monkeypatch.setattr(registry, "PLAYERS", dict.fromkeys(PLAYERS, refuse))
+    for name in refused:
+        with pytest.raises(YambError) as checked:
+            check_name(name, lay)
+        assert str(checked.value) == errors[name]
+    for name in ("best", "best+lookahead", "expectimax-columns+lookahead3", "optimal-reach@300", "mine.safetensors"):
+        check_name(name, lay)

@@ -218,10 +218,13 @@ def layout_from(args: argparse.Namespace, players: int = 1, named: tuple[str, ..
 def _table_of_files(args: argparse.Namespace, named: tuple[str, ...]) -> None:
     """Fill in the game, columns, dice and joker of ``args`` not given from the weights files ``named``
     (with or without ``+lookahead``); an ``ArgumentError`` when they are for different tables."""
-    from robo_players.neural.build import file_spec, is_weights_file
     from robo_players.search.lookahead import split_name
 
     files = [(split_name(name) or (name, 1))[0] for name in named]
+    if not any(Path(name).suffix for name in files):
+        return  # no file named: the network library is not loaded (seconds)
+    from robo_players.neural.build import file_spec, is_weights_file
+
     tables = {(s.preset, s.columns, s.dice, s.joker) for s in map(file_spec, filter(is_weights_file, files))}
     if len(tables) > 1:
         raise ArgumentError(f"the weights files are for different games ({', '.join(sorted(t[0] for t in tables))}); "

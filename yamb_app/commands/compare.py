@@ -108,9 +108,11 @@ def run(args: argparse.Namespace) -> int:
 
     from robo_players.measure.compare import check_names, play_games, report
     from robo_players.measure.luck import luck_reference
-    from robo_players.registry import make_player
+    from robo_players.registry import check_name, make_player
     check_names(args.players)
     layout = layout_from(args, named=tuple(args.players))
+    for name in args.players:  # every name checked before the first player is built (seconds)
+        check_name(name, layout)
     players = {name: make_player(name, layout) for name in args.players}
     luck = luck_reference(args.luck, layout) if args.luck else None
     title = f"{args.preset} ({', '.join(layout.columns)}), {args.games:,} games, seed {args.seed}"

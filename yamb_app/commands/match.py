@@ -51,12 +51,14 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
     from robo_players.measure.match import match_report, play_match, seat_names
-    from robo_players.registry import make_player
+    from robo_players.registry import check_name, make_player
     from yamb.errors import YambError
 
     if len(args.players) < 2:
         raise YambError("a match needs two players or more")
     layout = layout_from(args, players=len(args.players), named=tuple(args.players))
+    for name in args.players:  # every name checked before the first player is built (seconds)
+        check_name(name, layout)
     players = {label: make_player(name, layout) for label, name in zip(seat_names(args.players), args.players)}
     title = (f"{args.preset} ({', '.join(layout.columns)}), {args.games:,} deals x {len(players)} seat orders, "
              f"seed {args.seed}")
