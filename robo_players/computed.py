@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -35,22 +36,33 @@ def rules_key(rules: Rules) -> bytes:
     return repr(settings).encode() + rules.scores.tobytes() + rules.joker_scores.tobytes()
 
 
-def computed_once(name: str, key: bytes, compute: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    """``compute()``'s arrays, read from the file ``name``-(hash of ``key``) if it was computed before."""
-    path = tree_folder() / FOLDER / f"{name}-{hashlib.blake2b(key, digest_size=8).hexdigest()}.npz"
+def read_kept(path: Path) -> dict[str, np.ndarray] | None:
+    """The arrays kept in ``path``; None when there are none, or they are damaged (to be made again)."""
     try:
         return read_npz(path)
     except (ParseError, OSError):
-        pass  # not yet computed, or damaged: computed again
-    arrays = {k: np.asarray(v) for k, v in compute().items()}
+        return None
 
-    def write(tmp) -> None:
+
+def keep(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Write ``arrays`` to ``path`` atomically (its folder made); a ``WriteError`` or ``OSError`` if it cannot."""
+    def write(tmp: Path) -> None:
         with open(tmp, "wb") as f:  # a file object: numpy adds no ".npz" to its name
             np.savez(f, **arrays)
 
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(path, write)
+
+
+def computed_once(name: str, key: bytes, compute: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """``compute()``'s arrays, read from the file ``name``-(hash of ``key``) if it was computed before."""
+    path = tree_folder() / FOLDER / f"{name}-{hashlib.blake2b(key, digest_size=8).hexdigest()}.npz"
+    kept = read_kept(path)
+    if kept is not None:
+        return kept
+    arrays = {k: np.asarray(v) for k, v in compute().items()}
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(path, write)
+        keep(path, arrays)
     except (WriteError, OSError):
         pass  # kept for this process only
     return arrays

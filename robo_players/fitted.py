@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from expected_scores.solve import cache_dir
-from yamb.atomic import WriteError, write_atomically
-from yamb.parsing import ParseError, read_npz
+from robo_players.computed import keep, read_kept
+from yamb.atomic import WriteError
 
 SHIPPED = Path(__file__).parent / "bots" / "fitted"
 
@@ -31,23 +31,14 @@ def fitted_arrays(name: str, fit: Callable[[], dict[str, np.ndarray]], what: str
     stderr as fitting ``what``, seconds to a minute or two) and cached."""
     cached = cache_dir() / f"{name}.npz"
     for path in (SHIPPED / f"{name}.npz", cached):
-        if path.is_file():
-            try:
-                return read_npz(path)
-            except (ParseError, OSError):
-                pass  # damaged: fitted again
+        if (arrays := read_kept(path)) is not None:
+            return arrays  # (a damaged one is fitted again)
     print(f"fitting {what}, once (seconds to a minute or two); cached in {cached}", file=sys.stderr, flush=True)
     begin = time.perf_counter()
     arrays = {key: np.asarray(value) for key, value in fit().items()}
     print(f"  fitted in {time.perf_counter() - begin:.0f} s", file=sys.stderr, flush=True)
-
-    def write(tmp: Path) -> None:
-        with open(tmp, "wb") as f:
-            np.savez(f, **arrays)
-
     try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(cached, write)
+        keep(cached, arrays)
     except (WriteError, OSError) as error:
         print(f"could not cache {what} in {cached}: {getattr(error, 'reason', error)}", file=sys.stderr)
     return arrays
