@@ -34,6 +34,7 @@ from robo_players.search.cell_values import LEVELS
 from robo_players.search.correction import corrections_of
 from robo_players.search.expectimax import NO_WIN, ExpectimaxPlayer
 from robo_players.search.explain import fill_values
+from robo_players.search.lookahead import LookaheadPlayer
 from robo_players.search.win_utility import CELL, COLLECTION, LEVEL, MEAN, MODE, NUMBER, OTHERS, SD, SHIFT, A, B
 from yamb.engine import GameBatch, threads_for
 from yamb.errors import YambError
@@ -79,7 +80,7 @@ def fit_layout(layout: Layout) -> Layout:
     return Layout(layout.rules, layout.columns, 2 if "counter_announce" in layout.columns else 1)
 
 
-def fit_cells(player: ExpectimaxPlayer, layout: Layout, games: int = FIT_GAMES, seed: int = FIT_SEED) -> CellModel:
+def fit_cells(player: ExpectimaxPlayer | LookaheadPlayer, layout: Layout, games: int = FIT_GAMES, seed: int = FIT_SEED) -> CellModel:
     """``CellModel`` of ``player``'s ``games`` games of ``layout``'s table (``fit_layout``), dice ``seed``."""
     lay = fit_layout(layout)
     batch = GameBatch(lay, games, seed=seed)
@@ -129,21 +130,22 @@ def filled_count(batch: GameBatch, games: np.ndarray) -> np.ndarray:
     return ((own[..., None] >> np.arange(batch.layout.n_rows)) & 1).sum(axis=(1, 2))
 
 
-def cells_name(layout: Layout) -> str:
-    """The name of ``best``'s ``CellModel`` of ``layout``'s table (``robo_players.fitted``)."""
-    return f"{Table.of(fit_layout(layout)).stem}-best-cells-{FIT_GAMES}g-seed{FIT_SEED}-v{FORMAT}"
+def cells_name(layout: Layout, player: str = "best") -> str:
+    """The name of ``player``'s ``CellModel`` of ``layout``'s table (``robo_players.fitted``)."""
+    return f"{Table.of(fit_layout(layout)).stem}-{player}-cells-{FIT_GAMES}g-seed{FIT_SEED}-v{FORMAT}"
 
 
-def cached_cells(layout: Layout, player: ExpectimaxPlayer) -> CellModel:
-    """``best``'s ``CellModel`` of ``layout``'s table (``player`` is ``best``): shipped, cached, else fitted
-    (``robo_players.fitted``)."""
+def cached_cells(layout: Layout, player: ExpectimaxPlayer | LookaheadPlayer) -> CellModel:
+    """The ``CellModel`` of ``layout``'s table by ``player`` (``best``, or ``best`` with look-ahead):
+    shipped, cached, else fitted (``robo_players.fitted``)."""
     stem = Table.of(fit_layout(layout)).stem
-    name = cells_name(layout)
+    who = "best" if isinstance(player, ExpectimaxPlayer) else "best" + player.name.removeprefix(player.base.name)
+    name = cells_name(layout, who)
 
     def fit() -> dict[str, np.ndarray]:
         return fit_cells(player, layout, FIT_GAMES)._asdict()
 
-    arrays = fitted_arrays(name, fit, f"best's cells on {stem} for best-win ({FIT_GAMES:,} games)")
+    arrays = fitted_arrays(name, fit, f"{who}'s cells on {stem} for best-win ({FIT_GAMES:,} games)")
     model = CellModel(arrays["mean"], arrays["var"], float(arrays["extra_mean"]), float(arrays["extra_var"]),
                       arrays["ending"])
     if model.mean.shape != (layout.n_cells + 1, layout.n_columns, layout.n_rows):
@@ -256,11 +258,13 @@ def _last_cell(rules: Rules, rows: np.ndarray, last: np.ndarray, sheet: np.ndarr
 class BestWinPlayer:
     """``best``'s search over the endings' chance of winning (module docstring); ``spread`` scales the
     estimated variances; ``model`` may be a function that makes it (at the first move of a game of
-    two players or more: alone, the player plays as ``best``)."""
+    two players or more: alone, the player plays as ``best``). With ``ahead`` (``best`` with
+    look-ahead) an ending's value holds the next turns' too, as that player's does, and the model is
+    that player's."""
 
     def __init__(self, base: ExpectimaxPlayer, model: CellModel | Callable[[], CellModel], spread: float = SPREAD,
-                 name: str = "best-win") -> None:
-        self.base, self._model, self.spread, self.name = base, model, spread, name
+                 name: str = "best-win", ahead: LookaheadPlayer | None = None) -> None:
+        self.base, self._model, self.spread, self.name, self.ahead = base, model, spread, name, ahead
 
     @property
     def model(self) -> CellModel:
@@ -277,10 +281,19 @@ class BestWinPlayer:
 
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray:
         games = np.asarray(games, dtype=np.int64)
-        adjust = corrections_of(self.base, batch, games)
+        adjust = corrections_of(self.base if self.ahead is None else self.ahead, batch, games)
         win = self.win_rows(batch, games) if batch.layout.players > 1 else NO_WIN  # alone: best's play
         with threads_for(len(games)):
             return self.base.search(batch, games, adjust, win)
+
+    def looking_ahead(self, layout: Layout, turns: int, margin: float) -> BestWinPlayer:
+        """This player with ``turns`` turns of look-ahead from the fills within ``margin`` of the best
+        (``robo_players.search.lookahead``), and the cell model of ``best`` playing so."""
+        if self.ahead is not None:
+            raise YambError(f"{self.name!r} looks ahead already")
+        ahead = LookaheadPlayer(self.base, layout, turns, margin)
+        return BestWinPlayer(self.base, partial(cached_cells, layout, ahead), self.spread,
+                             f"{self.name}{ahead.name.removeprefix(self.base.name)}", ahead)
 
 
 def best_win_player(layout: Layout, spread: float = SPREAD) -> BestWinPlayer:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from robo_players.base import Player
-from robo_players.best_win import best_win_player
+from robo_players.best_win import BestWinPlayer, best_win_player
 from robo_players.greedy import GreedyPlayer
 from robo_players.montecarlo import MonteCarloPlayer
 from robo_players.neural.bots import direct_bot_file, load_bot, load_direct_bot, load_values_bot, values_bot_file
@@ -83,7 +83,10 @@ def make_player(name: str, layout: Layout) -> Player:
     (``robo_players.search.lookahead``)."""
     ahead = split_name(name)
     if ahead is not None:
-        return lookahead_player(make_player(ahead[0], layout), layout, ahead[1], ahead[2])
+        base = make_player(ahead[0], layout)
+        if isinstance(base, BestWinPlayer):
+            return base.looking_ahead(layout, ahead[1], ahead[2])
+        return lookahead_player(base, layout, ahead[1], ahead[2])
     if (reach := REACH.fullmatch(name)) is not None:
         return reach_player(layout, int(reach.group(1)))
     if name in PLAYERS:

@@ -28,6 +28,9 @@ from yamb.table import Table
 # docs/lab/results.md measures them. Elsewhere the first of PREFERRED_BOTS that the table takes.
 STRONGEST = {"yamb-5d-down-up-free-announce": "best+lookahead", "jamb6-6d-down-free-up-announce": "best+lookahead",
              "yatzy-5d-free": "best-values", "yahtzee-free-5d-free": "best-values"}
+# The strongest bot playing to win of a shipped table, offered second at its tables of two or more (the same
+# results page measures it against ``best``).
+STRONGEST_TO_WIN = {"yamb-5d-down-up-free-announce": "best-win+lookahead"}
 PREFERRED_BOTS = ("best", "expectimax", "smart", "greedy", "random")
 RUN_BOT_PREFIX = "run:"
 TABLE_BOTS = ("optimal-win",)  # they play from the score tables: offered at tables of two or more where these are built
@@ -50,9 +53,13 @@ def offered(name: str, layout: Layout) -> bool:
 
 
 def bot_names(layout: Layout) -> list[str]:
-    """The bots that play ``layout``'s table: the default bot first, then the registered names offered."""
-    first = default_bot(layout)
-    return [first] + [name for name in players_for(layout) if name != first and offered(name, layout)]
+    """The bots that play ``layout``'s table: the default bot first, at a table of two or more the
+    strongest bot playing to win (where one is named), then the registered names offered."""
+    names = [default_bot(layout)]
+    to_win = STRONGEST_TO_WIN.get(Table.of(layout).solo.stem)
+    if to_win is not None and layout.players > 1:
+        names.append(to_win)
+    return names + [name for name in players_for(layout) if name not in names and offered(name, layout)]
 
 
 def load_bot(spec: str, layout: Layout) -> Player:

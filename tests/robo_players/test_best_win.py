@@ -205,6 +205,38 @@ def test_registry(tmp_path, monkeypatch):
     assert not list(tmp_path.glob("*best-cells*"))  # building it fits nothing
 
 
+def test_looking_ahead_alone_plays_as_the_look_ahead_and_its_model_is_the_look_ahead_players():
+    """``best-win+lookahead`` searches with the look-ahead's values: alone it plays as
+    ``best+lookahead`` move for move; in a game of two its cell model is that player's games'."""
+    import robo_players.best_win as best_win
+    from robo_players.measure.simulate import simulate
+
+    alone = layout(yamb.rules("yatzy"))
+    player = make_player("best-win+lookahead", alone)
+    assert isinstance(player, BestWinPlayer) and player.name == "best-win+lookahead"
+    assert make_player("best-win+lookahead3@5", alone).name == "best-win+lookahead3@5"
+    assert np.array_equal(simulate(alone, player, 12, seed=5),
+                          simulate(alone, make_player("best+lookahead", alone), 12, seed=5))
+    assert not np.array_equal(simulate(alone, player, 12, seed=5), simulate(alone, load_bot(alone), 12, seed=5))
+    two = layout(yamb.rules("yatzy"), players=2)
+    assert best_win.cells_name(two, "best+lookahead") != best_win.cells_name(two)
+    with pytest.raises(yamb.YambError, match="looks ahead already"):
+        make_player("best-win+lookahead+lookahead", two)
+
+
+def test_looking_ahead_fits_the_look_ahead_players_model(tmp_path, monkeypatch):
+    import robo_players.best_win as best_win
+
+    monkeypatch.setenv("YAMB_CACHE", str(tmp_path))
+    monkeypatch.setattr(best_win, "FIT_GAMES", 20)
+    two = layout(yamb.rules("yatzy"), players=2)
+    model = make_player("best-win+lookahead", two).model
+    assert [p.name for p in tmp_path.glob("*.npz")] == [f"{best_win.cells_name(two, 'best+lookahead')}.npz"]
+    fitted = best_win.fit_cells(make_player("best+lookahead", two), two, 20)
+    plain = best_win.fit_cells(load_bot(two), two, 20)
+    assert np.array_equal(model.ending, fitted.ending) and not np.array_equal(model.ending, plain.ending)
+
+
 def test_model_fitted_once_and_cached(tmp_path, monkeypatch):
     """The cell model is fitted at the first move of a game of two, by best's own games, and read back."""
     import robo_players.best_win as best_win

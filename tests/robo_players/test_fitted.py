@@ -11,6 +11,7 @@ from robo_players.coach.values import make_coach
 from yamb.layout import layout
 
 PRESETS = ("yamb", "jamb6", "yatzy", "yahtzee")
+LOOKING_AHEAD = ("yamb",)  # best-win+lookahead's model shipped too (scripts/fit_models.py)
 
 
 @pytest.fixture
@@ -29,6 +30,10 @@ def test_the_standard_tables_models_are_shipped(preset, monkeypatch):
     assert spread.games == spread_module.FIT_GAMES and (spread.spread[1:] > 0).all()
     model = best_win_player(layout(yamb.rules(preset), players=2)).model
     assert model.mean.shape == (alone.n_cells + 1, alone.n_columns, alone.n_rows)
+    if preset in LOOKING_AHEAD:
+        two = layout(yamb.rules(preset), players=2)
+        ahead = best_win_player(two).looking_ahead(two, 2, float("inf")).model
+        assert ahead.mean.shape == model.mean.shape and not np.array_equal(ahead.ending, model.ending)
 
 
 def test_another_table_is_fitted_once_and_a_damaged_copy_again(empty_cache, monkeypatch, capsys):

@@ -72,21 +72,25 @@ def test_the_default_bot_comes_first_among_the_tables_bots() -> None:
                          (table("yahtzee", None, "forced", ("down",), 1), "best")):
         names = bot_names(lay)
         assert names[0] == default and sorted(set(names) - {"best+lookahead"}) == sorted(players_for(lay))
+    two = table("yamb", None, None, None, 2)
+    assert bot_names(two)[:2] == ["best+lookahead", "best-win+lookahead"]
+    assert sorted(set(bot_names(two)) - {"best+lookahead", "best-win+lookahead"}) == sorted(players_for(two))
 
 
 @pytest.mark.parametrize("preset", ["yamb", "jamb6", "yatzy", "yahtzee"])
 def test_each_shipped_tables_strongest_bot_plays_it(preset: str) -> None:
     """The default bot of each preset's own table is the strongest measured (docs/lab/results.md), built
-    and played to the end of a game at a table of two."""
+    and played to the end of a game at a table of two, against the strongest playing to win where one is named."""
     from robo_players.base import play
     from yamb.engine import GameBatch
-    from yamb_app.seats import STRONGEST, default_bot
+    from yamb_app.seats import STRONGEST, STRONGEST_TO_WIN, default_bot
 
     lay = table(preset, None, None, None, 2)
     name = default_bot(lay)
     assert name == STRONGEST[Table.of(lay).stem] and name != "best"
+    to_win = STRONGEST_TO_WIN.get(Table.of(lay).stem)
     batch = GameBatch(lay, 2, seed=3)
-    play(batch, [make_player(name, lay)] * 2, check=True)
+    play(batch, [make_player(name, lay), make_player(to_win or name, lay)], check=True)
     assert (batch.filled == lay.full_mask).all()
 
 
