@@ -279,6 +279,16 @@ def test_bad_command_line_is_one_line_and_exit_2(args: list[str], needle: str,
     assert len(err.strip().splitlines()) == 1
 
 
+def test_an_unknown_bot_is_said_before_the_game_and_its_coach_are_made(monkeypatch: pytest.MonkeyPatch,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    import yamb_app.coach
+
+    monkeypatch.setattr(yamb_app.coach, "coach_for", lambda *args: pytest.fail("the coach was made"))
+    monkeypatch.setattr(Game, "__init__", lambda *args, **kwargs: pytest.fail("the game was made"))
+    assert main(["play", "--bot", "nobody", "--preset", "yamb"]) == 2
+    assert "unknown player 'nobody'" in capsys.readouterr().err
+
+
 def test_a_damaged_save_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
     path.write_text(json.dumps({"format": "yamb-play", "version": 1, "game": {"players": 2},

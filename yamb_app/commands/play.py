@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
+    from robo_players.registry import check_name
     from yamb.errors import YambError
     from yamb.game import Game
     from yamb_app.cli.options import layout_from
@@ -64,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
             raise SaveFileError(f"{args.load} is damaged: {error}") from None
         seats = [Seat(**seat) for seat in seat_dicts]
         bot = args.bot or default_bot(game.layout)
+        check_name(bot, game.layout)
         header = f"resuming {args.load}"
     else:
         args.humans = 1 if args.humans is None else args.humans
@@ -72,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
             raise YambError("--humans and --bots are both 0: someone must play")
         layout = layout_from(args, players=args.humans + args.bots, named=(args.bot,) if args.bot else ())
         bot = args.bot or default_bot(layout)
+        check_name(bot, layout)  # an unknown bot said before the game and its coach are made (seconds)
         seed = secrets.randbelow(2**32) if args.seed is None else args.seed
         game = Game(layout.rules, layout.columns, layout.players, seed=seed)
         seats = [Seat("You" if args.humans == 1 else f"Player {i + 1}") for i in range(args.humans)]
