@@ -14,8 +14,7 @@ import re
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
-from evolution.strategies.genes import GENES
-from robo_players.neural.networks import KINDS
+from robo_players.neural.kinds import KINDS
 from robo_players.search.cell_values import BONUS_MODELS
 from robo_players.search.column_exact import EXACT_KINDS
 from yamb.checks import MAX_SEED, ascii_integer
@@ -25,6 +24,7 @@ from yamb.parsing import ParseError, parse_toml
 ALGORITHMS = ("ga", "cma", "sep-cma", "es")  # GA, CMA-ES, separable CMA-ES, the OpenAI evolution strategy
 BACKENDS = ("processes", "ray")  # where the games are played (evolution/backends.py)
 CROSSOVERS = ("blend", "sbx")
+GENES = ("all", "output-bias")  # the genes evolved: every weight, or the last layer's biases (evolution/strategies/genes.py)
 OBJECTIVES = ("points", "win")  # fitness: the mean score, or the share of wins against a field (evolution/win_objective.py)
 MAX_OPPONENTS = 5  # the field's seats in a game of the objective win
 HALL_OF_FAME_FIELD = "hall-of-fame"  # field: the run's own best players so far (evolution/win_objective.py)

@@ -19,7 +19,8 @@ import time
 import numpy as np
 
 from evolution.evaluate import Task, init_worker, play_task
-from robo_players.neural.networks import KINDS, NetSpec
+from robo_players.neural.kinds import KINDS
+from robo_players.neural.networks import NetSpec
 from yamb.layout import layout
 from yamb.rules import rules
 

@@ -20,8 +20,9 @@ import os
 
 import numpy as np
 
+from evolution.config import GENES
 from evolution.evaluate import Task, init_worker, play_task
-from evolution.strategies.genes import GENES, gene_index
+from evolution.strategies.genes import gene_index
 from robo_players.measure.compare import paired_difference
 from robo_players.neural.bots import BOTS_DIR, bot_name
 from robo_players.neural.files import load_weights

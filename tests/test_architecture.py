@@ -129,6 +129,16 @@ def test_the_coach_the_exact_players_and_the_web_app_start_without_torch() -> No
     assert int(listed) >= 5 and torch_loaded == "False"
 
 
+def test_a_bad_evolution_setting_is_refused_before_the_network_library_loads() -> None:
+    """``yamb evolve`` checks its settings (``evolution.config``, which loads no torch) before it plans the run."""
+    code = ("import sys; from yamb_app.cli import main; code = main(['evolve', '--population', '0']); "
+            "print(code, 'torch' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.stdout.split() == ["2", "False"], done.stderr
+    assert "population must be at least 2" in done.stderr
+
+
 def test_every_folder_of_modules_is_a_package() -> None:
     """A folder of modules without ``__init__.py`` would be left out of the wheel (setuptools finds
     packages, not namespace folders) and out of the API reference."""

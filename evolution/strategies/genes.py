@@ -26,9 +26,6 @@ from robo_players.neural.networks import NetSpec
 if TYPE_CHECKING:
     from evolution.strategies.protocol import Strategy
 
-GENES = ("all", "output-bias")  # the values of the ``genes`` setting
-
-
 def gene_index(spec: NetSpec, genes: str) -> np.ndarray:
     """The positions in a flat genome of ``spec`` (``net.parameters()`` order) of the genes evolved."""
     sizes = [(name, p.numel()) for name, p in spec.build().named_parameters()]

@@ -21,6 +21,7 @@ import torch
 from torch import nn
 
 from robo_players.neural.features import dice_size, table_size
+from robo_players.neural.kinds import KINDS
 from robo_players.search.cell_values import BONUS_MODELS
 from robo_players.search.column_exact import EXACT_KINDS
 from yamb.dice import FACES
@@ -28,7 +29,6 @@ from yamb.errors import YambError
 from yamb.layout import Layout
 from yamb.table import Table
 
-KINDS = ("direct", "guided")
 DEFAULT_HIDDEN = (32,)
 DIRECT_OUTPUT_SCALE = 0.1  # initial output weights are this small: play starts near "gain" greedy
 

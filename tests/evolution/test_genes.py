@@ -16,7 +16,8 @@ from evolution.state import net_spec
 from evolution.strategies.genes import SubspaceStrategy, gene_index
 from robo_players.neural.bots import BOTS_DIR, bot_name
 from robo_players.neural.files import load_weights
-from robo_players.neural.networks import KINDS, NetSpec
+from robo_players.neural.kinds import KINDS
+from robo_players.neural.networks import NetSpec
 from robo_players.neural.population import genome_size, load_genome
 from tests.evolution.test_evolution import resumes_exactly, tiny
 from yamb.layout import layout

@@ -176,7 +176,10 @@ def run(args: argparse.Namespace) -> int:
         config = evolution.from_recipe(args.recipe or DEFAULT_RECIPE)
         if args.config:
             config = evolution.with_settings(config, evolution.read_toml(Path(args.config)))
-        plan = evolution.plan(evolution.with_settings(config, changes))  # all that can refuse it, before writing
+        config = evolution.with_settings(config, changes)
+        if not (config.init and config.from_init):  # no settings to come from a file: a bad one said in a second
+            config.validate()
+        plan = evolution.plan(config)  # all that can refuse it (the network library loaded), before writing
         run_dir = Path(args.out) if args.out else evolution.default_run_dir(plan.config)
     where = evolution.RunDir(run_dir)
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
