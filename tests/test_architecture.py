@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("yamb", "expected_scores", "robo_players", "evolution", "yamb_app")
 LINT = "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
@@ -129,14 +131,20 @@ def test_the_coach_the_exact_players_and_the_web_app_start_without_torch() -> No
     assert int(listed) >= 5 and torch_loaded == "False"
 
 
-def test_a_bad_evolution_setting_is_refused_before_the_network_library_loads() -> None:
-    """``yamb evolve`` checks its settings (``evolution.config``, which loads no torch) before it plans the run."""
-    code = ("import sys; from yamb_app.cli import main; code = main(['evolve', '--population', '0']); "
-            "print(code, 'torch' in sys.modules)")
+@pytest.mark.parametrize(("args", "said", "unloaded"), [
+    (["evolve", "--population", "0"], "population must be at least 2", "torch"),
+    (["sweep", "report", "/nonexistent"], "/nonexistent is not a sweep directory (no sweep.json)", "optuna"),
+])
+def test_a_bad_setting_or_sweep_directory_is_refused_before_the_heavy_libraries_load(args: list[str], said: str,
+                                                                                    unloaded: str) -> None:
+    """``yamb evolve`` checks its settings (``evolution.config``, which loads no torch) before it plans the run;
+    ``yamb sweep report`` looks for the sweep's settings before Optuna loads."""
+    code = (f"import sys; from yamb_app.cli import main; code = main({args!r}); "
+            f"print(code, {unloaded!r} in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.stdout.split() == ["2", "False"], done.stderr
-    assert "population must be at least 2" in done.stderr
+    assert said in done.stderr
 
 
 def test_every_folder_of_modules_is_a_package() -> None:

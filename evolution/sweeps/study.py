@@ -23,6 +23,7 @@ import optuna
 from sqlalchemy.exc import SQLAlchemyError
 
 from evolution.backends import CLUSTER_EXTRA
+from evolution.run_files import SWEEP_SETTINGS_FILE
 from evolution.sweeps.space import SearchSpace, search_space
 from robo_players.neural.files import write_atomically
 from yamb.atomic import holds_files
@@ -33,7 +34,6 @@ from yamb.parsing import ParseError, parse_json, unreadable
 # heartbeats and retries are "experimental" in Optuna 5, and the sweep relies on them knowingly
 warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
 
-SETTINGS_FILE = "sweep.json"
 OBJECTIVE = "final check mean score"  # the study's metric: a complete trial's value (a pruned one has none)
 DEFAULT_DB = "sweep.db"
 PRUNERS = ("median", "hyperband", "none")
@@ -69,7 +69,7 @@ class SweepSettings:
 
 
 def settings_path(directory: Path) -> Path:
-    return Path(directory) / SETTINGS_FILE
+    return Path(directory) / SWEEP_SETTINGS_FILE
 
 
 def read_settings(directory: Path) -> SweepSettings | None:
@@ -98,7 +98,7 @@ def settle_settings(
     given = {key: value for key, value in asked.items() if value is not None}
     stored = read_settings(directory)
     if stored is None and holds_files(directory):
-        raise SweepError(f"{directory} holds other files and no sweep (no {SETTINGS_FILE}); "
+        raise SweepError(f"{directory} holds other files and no sweep (no {SWEEP_SETTINGS_FILE}); "
                          "name a new or empty directory")
     if stored is None:
         space = search_space(given.get("recipe", SweepSettings.recipe))

@@ -40,25 +40,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from evolution.run_files import SWEEP_SETTINGS_FILE
+    from yamb.errors import YambError
+
+    words = list(args.words)
+    report_of = words[1] if words[:1] == ["report"] and len(words) == 2 and not _not_for_report(args) else None
+    if report_of is not None and not (Path(report_of) / SWEEP_SETTINGS_FILE).exists():
+        raise YambError(_not_a_sweep(report_of))  # said before Optuna loads (seconds)
     import optuna
 
     from evolution.sweeps.study import SweepError
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)  # a failed trial's error ends the sweep in one line
-    words = list(args.words)
     if words[:1] == ["report"]:
         if len(words) != 2:
             raise SweepError("usage: yamb sweep report DIR")
-        given = [name for name in ("trials", "workers", "pruner", "seed", "recipe", "preset")
-                 if getattr(args, name) is not None]
-        if args.set:
-            given.append("set")
+        given = _not_for_report(args)
         if given:
             raise SweepError(f"yamb sweep report takes DIR, --top and --storage, not --{given[0]}")
         return report(args, words[1])
     if len(words) > 1:
         raise SweepError(f"one sweep directory, not {len(words)}: {' '.join(words)}")
     return sweep(args, None if not words else str(options.output_dir(words[0])))
+
+
+def _not_for_report(args: argparse.Namespace) -> list[str]:
+    """The options given that only a sweep takes, not its report."""
+    given = [name for name in ("trials", "workers", "pruner", "seed", "recipe", "preset") if getattr(args, name) is not None]
+    return given + ["set"] * bool(args.set)
 
 
 def sweep(args: argparse.Namespace, directory: str | None) -> int:
@@ -155,7 +166,7 @@ def report(args: argparse.Namespace, directory: str) -> int:
     path = Path(directory)
     settings = read_settings(path)
     if settings is None:
-        raise SweepError(f"{path} is not a sweep directory (no sweep.json)")
+        raise SweepError(_not_a_sweep(directory))
     if args.storage is not None:  # the sweep's storage with its password (sweep.json keeps none)
         settings = settle_settings(path, {"storage": args.storage})
     console = Console()
@@ -171,3 +182,10 @@ def report(args: argparse.Namespace, directory: str) -> int:
     for name, where in plots.items():
         console.print(f"{name}: {where}")
     return 0
+
+
+def _not_a_sweep(directory: str) -> str:
+    """What ``yamb sweep report`` says of a directory without a sweep's settings."""
+    from evolution.run_files import SWEEP_SETTINGS_FILE
+
+    return f"{directory} is not a sweep directory (no {SWEEP_SETTINGS_FILE})"
