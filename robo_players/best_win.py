@@ -17,6 +17,9 @@ final total is exact. The worth is not linear in points: a player far behind
 takes risks, one far ahead avoids them; early in the game, with everyone's spread
 wide, it plays as ``best``. Only ``best``'s play and simulation go into it, so it
 works on every table ``best`` plays.
+
+``best-win+lookahead`` (``BestWinPlayer.looking_ahead``) searches over ``best+lookahead``'s values
+instead, the next turn's plan added to each ending, with the cell model of that player's games.
 """
 
 from __future__ import annotations
