@@ -138,11 +138,10 @@ def cells_name(layout: Layout, player: str = "best") -> str:
     return f"{Table.of(fit_layout(layout)).stem}-{player}-cells-{FIT_GAMES}g-seed{FIT_SEED}-v{FORMAT}"
 
 
-def cached_cells(layout: Layout, player: ExpectimaxPlayer | LookaheadPlayer) -> CellModel:
-    """The ``CellModel`` of ``layout``'s table by ``player`` (``best``, or ``best`` with look-ahead):
-    shipped, cached, else fitted (``robo_players.fitted``)."""
+def cached_cells(layout: Layout, player: ExpectimaxPlayer | LookaheadPlayer, who: str = "best") -> CellModel:
+    """The ``CellModel`` of ``layout``'s table by ``player`` (``best``, or ``best`` with look-ahead), named
+    ``who``: shipped, cached, else fitted (``robo_players.fitted``)."""
     stem = Table.of(fit_layout(layout)).stem
-    who = "best" if isinstance(player, ExpectimaxPlayer) else "best" + player.name.removeprefix(player.base.name)
     name = cells_name(layout, who)
 
     def fit() -> dict[str, np.ndarray]:
@@ -295,8 +294,9 @@ class BestWinPlayer:
         if self.ahead is not None:
             raise YambError(f"{self.name!r} looks ahead already")
         ahead = LookaheadPlayer(self.base, layout, turns, margin)
-        return BestWinPlayer(self.base, partial(cached_cells, layout, ahead), self.spread,
-                             f"{self.name}{ahead.name.removeprefix(self.base.name)}", ahead)
+        suffix = ahead.name.removeprefix(self.base.name)  # +lookahead, +lookahead3@5, ...
+        return BestWinPlayer(self.base, partial(cached_cells, layout, ahead, f"best{suffix}"), self.spread,
+                             f"{self.name}{suffix}", ahead)
 
 
 def best_win_player(layout: Layout, spread: float = SPREAD) -> BestWinPlayer:
