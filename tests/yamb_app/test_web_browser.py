@@ -219,6 +219,40 @@ def test_on_a_phone_nothing_scrolls_sideways(server, page, preset) -> None:
     assert boxes["panel"]["right"] <= boxes["width"], boxes
 
 
+SEATS = """() => {
+  const box = (e) => e.getBoundingClientRect(), card = box(document.querySelector('#setup-form'));
+  const ctx = document.createElement('canvas').getContext('2d');
+  return {card: {left: card.left, right: card.right}, width: innerWidth,
+          scrollWidth: document.documentElement.scrollWidth,
+          seats: [...document.querySelectorAll('.seat')].map((seat) => {
+            const select = seat.querySelector('.seat-bot'), style = getComputedStyle(select);
+            ctx.font = style.font;
+            return {parts: [...seat.children].map((e) => ({left: box(e).left, right: box(e).right})),
+                    text: select.selectedOptions[0].text, select: box(select).width,
+                    needed: ctx.measureText(select.selectedOptions[0].text).width};
+          })};
+}"""
+
+
+@pytest.mark.parametrize("size", [*DESKTOPS, PHONE], ids=[f"{w}x{h}" for w, h in [*DESKTOPS, PHONE]])
+def test_the_new_game_form_fits_the_screen_with_its_longest_bot_names(server, page, size) -> None:
+    """Three seats on yamb's standard table, the last one the longest bot name it offers: the form scrolls
+    nowhere sideways, every seat's name, player and remove button lie inside the form, and each seat's
+    player is wide enough for its whole name."""
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.goto(server.url + "/")
+    page.locator("#add-seat").click()
+    last = page.locator(".seat-bot").nth(2)
+    offered = [b for b in last.locator("option").evaluate_all("(os) => os.map((o) => o.value)") if b]
+    assert "best-win+lookahead" in offered  # a yamb table of three: the strongest bot playing to win
+    last.select_option(max(offered, key=len))
+    boxes = page.evaluate(SEATS)
+    assert boxes["scrollWidth"] <= boxes["width"], boxes
+    for seat in boxes["seats"]:
+        assert all(boxes["card"]["left"] <= p["left"] and p["right"] <= boxes["card"]["right"] for p in seat["parts"]), seat
+        assert seat["select"] >= seat["needed"] + 20, seat  # the whole name shows, and the select's arrow beside it
+
+
 SHOWN = """(ids) => ids.map((id) => { const r = document.getElementById(id).getBoundingClientRect();
   return {id, top: r.top, bottom: r.bottom, height: r.height}; })"""
 CLIPPED = """() => [...document.querySelectorAll('.sheet')].map((s) => {
