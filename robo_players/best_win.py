@@ -83,8 +83,10 @@ def fit_layout(layout: Layout) -> Layout:
     return Layout(layout.rules, layout.columns, 2 if "counter_announce" in layout.columns else 1)
 
 
-def fit_cells(player: ExpectimaxPlayer | LookaheadPlayer, layout: Layout, games: int = FIT_GAMES, seed: int = FIT_SEED) -> CellModel:
-    """``CellModel`` of ``player``'s ``games`` games of ``layout``'s table (``fit_layout``), dice ``seed``."""
+def fit_cells(player: ExpectimaxPlayer | LookaheadPlayer, layout: Layout, games: int = FIT_GAMES, seed: int = FIT_SEED,
+              say: Callable[[str], None] | None = None) -> CellModel:
+    """``CellModel`` of ``player``'s ``games`` games of ``layout``'s table (``fit_layout``), dice ``seed``;
+    ``say(step)`` hears each turn played."""
     lay = fit_layout(layout)
     batch = GameBatch(lay, games, seed=seed)
     n_cells = lay.n_cells
@@ -107,6 +109,8 @@ def fit_cells(player: ExpectimaxPlayer | LookaheadPlayer, layout: Layout, games:
                 np.add.at(ending_count, left, 1)
                 stage[movers[fill], p, actions[fill]] = left
             batch.step(actions, movers, check=False)
+        if say is not None:
+            say(f"turn {min(int(batch.turn.min()) // lay.players + 1, n_cells)} of {n_cells}")
     cells = batch.cells.astype(np.float64).reshape(-1, n_cells)
     stage = stage.reshape(-1, n_cells)
     shape = (n_cells + 1, lay.n_columns, lay.n_rows)
@@ -144,8 +148,8 @@ def cached_cells(layout: Layout, player: ExpectimaxPlayer | LookaheadPlayer, who
     stem = Table.of(fit_layout(layout)).stem
     name = cells_name(layout, who)
 
-    def fit() -> dict[str, np.ndarray]:
-        return fit_cells(player, layout, FIT_GAMES)._asdict()
+    def fit(say: Callable[[str], None]) -> dict[str, np.ndarray]:
+        return fit_cells(player, layout, FIT_GAMES, say=say)._asdict()
 
     arrays = fitted_arrays(name, fit, f"{who}'s cells on {stem} for best-win ({FIT_GAMES:,} games)")
     model = CellModel(arrays["mean"], arrays["var"], float(arrays["extra_mean"]), float(arrays["extra_var"]),

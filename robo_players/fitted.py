@@ -26,16 +26,28 @@ from yamb.atomic import WriteError
 SHIPPED = Path(__file__).parent / "bots" / "fitted"
 
 
-def fitted_arrays(name: str, fit: Callable[[], dict[str, np.ndarray]], what: str) -> dict[str, np.ndarray]:
-    """The arrays of the model ``name`` (its file ``name.npz``): shipped, cached, else ``fit()`` (said on
-    stderr as fitting ``what``, seconds to a minute or two) and cached."""
+PROGRESS_SECONDS = 10.0  # a fit's progress said at most this often
+
+
+def fitted_arrays(name: str, fit: Callable[[Callable[[str], None]], dict[str, np.ndarray]],
+                  what: str) -> dict[str, np.ndarray]:
+    """The arrays of the model ``name`` (its file ``name.npz``): shipped, cached, else ``fit(say)`` (said on
+    stderr as fitting ``what``; ``say(step)`` puts the fit's progress there, at most every
+    ``PROGRESS_SECONDS``) and cached."""
     cached = cache_dir() / f"{name}.npz"
     for path in (SHIPPED / f"{name}.npz", cached):
         if (arrays := read_kept(path)) is not None:
             return arrays  # (a damaged one is fitted again)
-    print(f"fitting {what}, once (seconds to a minute or two); cached in {cached}", file=sys.stderr, flush=True)
-    begin = time.perf_counter()
-    arrays = {key: np.asarray(value) for key, value in fit().items()}
+    print(f"fitting {what}, once; cached in {cached}", file=sys.stderr, flush=True)
+    begin = said = time.perf_counter()
+
+    def say(step: str) -> None:
+        nonlocal said
+        if (now := time.perf_counter()) - said >= PROGRESS_SECONDS:
+            said = now
+            print(f"  {step} ({now - begin:.0f} s)", file=sys.stderr, flush=True)
+
+    arrays = {key: np.asarray(value) for key, value in fit(say).items()}
     print(f"  fitted in {time.perf_counter() - begin:.0f} s", file=sys.stderr, flush=True)
     try:
         keep(cached, arrays)

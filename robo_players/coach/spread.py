@@ -13,6 +13,7 @@ standard tables, else cached on disk beside the solutions (``robo_players.fitted
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -75,9 +76,10 @@ def fit_layout(lay: Layout) -> Layout:
         return layout(lay.rules, lay.columns, 2)
 
 
-def fit_spread(coach: Coach, lay: Layout, games: int = FIT_GAMES, seed: int = FIT_SEED) -> Spread:
+def fit_spread(coach: Coach, lay: Layout, games: int = FIT_GAMES, seed: int = FIT_SEED,
+               say: Callable[[str], None] | None = None) -> Spread:
     """The ``Spread`` of ``coach`` on ``lay``'s table, from ``games`` games of its player at every seat (the
-    table alone where it can be played alone), seed ``seed``."""
+    table alone where it can be played alone), seed ``seed``; ``say(step)`` hears each turn played."""
     table = fit_layout(lay)
     player = fit_player(coach, table)
     means = Means(coach)
@@ -94,6 +96,8 @@ def fit_spread(coach: Coach, lay: Layout, games: int = FIT_GAMES, seed: int = FI
                 seen[new] = batch.turn[new]
             live = np.flatnonzero(~batch.done)
             batch.step(player.act(batch, live), live)
+            if say is not None:
+                say(f"turn {min(int(batch.turn.min()) // n_players + 1, cells)} of {cells}")
     residual = batch.scores()[:, :, None] - estimate  # column t: with cells - t open
     bias, spread = np.zeros(cells + 1), np.zeros(cells + 1)
     for t in range(cells):
@@ -112,8 +116,8 @@ def spread_for(coach: Coach, lay: Layout) -> Spread:
     stem = Table.of(lay).solo.stem
     name = spread_name(coach, lay)
 
-    def fit() -> dict[str, np.ndarray]:
-        spread = fit_spread(coach, lay, FIT_GAMES)
+    def fit(say: Callable[[str], None]) -> dict[str, np.ndarray]:
+        spread = fit_spread(coach, lay, FIT_GAMES, say=say)
         return dict(bias=spread.bias, spread=spread.spread, games=spread.games, player=spread.player)
 
     arrays = fitted_arrays(name, fit, f"the spread of final scores of {stem} for the chances to win "

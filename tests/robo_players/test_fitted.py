@@ -1,5 +1,7 @@
 """The fitted models: the standard tables' shipped, any other fitted once and cached, a damaged copy fitted again."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -23,8 +25,8 @@ def empty_cache(tmp_path, monkeypatch):
 @pytest.mark.parametrize("preset", PRESETS)
 def test_the_standard_tables_models_are_shipped(preset, monkeypatch):
     """Nothing is fitted for a standard table (each model's name is one the package holds, read first)."""
-    monkeypatch.setattr(spread_module, "fit_spread", lambda *args: pytest.fail("the spread was fitted"))
-    monkeypatch.setattr("robo_players.best_win.fit_cells", lambda *args: pytest.fail("the cells were fitted"))
+    monkeypatch.setattr(spread_module, "fit_spread", lambda *args, **kwargs: pytest.fail("the spread was fitted"))
+    monkeypatch.setattr("robo_players.best_win.fit_cells", lambda *args, **kwargs: pytest.fail("the cells were fitted"))
     alone = layout(yamb.rules(preset))
     spread = spread_module.spread_for(make_coach(alone), alone)
     assert spread.games == spread_module.FIT_GAMES and (spread.spread[1:] > 0).all()
@@ -39,7 +41,7 @@ def test_the_standard_tables_models_are_shipped(preset, monkeypatch):
 def test_another_table_is_fitted_once_and_a_damaged_copy_again(empty_cache, monkeypatch, capsys):
     calls = []
 
-    def fit():
+    def fit(say):
         calls.append(1)
         return {"x": np.arange(3.0)}
 
@@ -50,6 +52,32 @@ def test_another_table_is_fitted_once_and_a_damaged_copy_again(empty_cache, monk
     path = empty_cache / "toy-model.npz"
     path.write_bytes(path.read_bytes()[:40])  # cut short
     assert np.array_equal(fitted.fitted_arrays("toy-model", fit, "a toy")["x"], first["x"]) and len(calls) == 2
+
+
+def test_a_fit_says_its_progress_from_its_first_step(empty_cache, monkeypatch, capsys):
+    """The notice first, then each step the fit says (at most every ``PROGRESS_SECONDS``), with the seconds
+    since the fit began; a fit of the cells says each turn of its games, in order, to the last."""
+    def fit(say):
+        for step in ("turn 1 of 2", "turn 2 of 2"):
+            say(step)
+        return {"x": np.arange(3.0)}
+
+    monkeypatch.setattr(fitted, "PROGRESS_SECONDS", 0.0)
+    fitted.fitted_arrays("toy-steps", fit, "a toy")
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("fitting a toy, once; cached in ")
+    assert re.fullmatch(r"  turn 1 of 2 \(\d+ s\)", lines[1]) and re.fullmatch(r"  turn 2 of 2 \(\d+ s\)", lines[2])
+    monkeypatch.setattr(fitted, "PROGRESS_SECONDS", 1e9)
+    fitted.fitted_arrays("toy-quiet", fit, "a toy")
+    assert not any("turn" in line for line in capsys.readouterr().err.splitlines())
+
+    from robo_players.neural.bots import load_bot
+
+    lay = layout(yamb.rules("yatzy"), players=2)
+    steps = []
+    fit_cells(load_bot(lay), lay, 4, say=steps.append)
+    turns = [int(re.fullmatch(r"turn (\d+) of 15", step).group(1)) for step in steps]
+    assert turns == sorted(turns) and turns[0] == 1 and turns[-1] == 15
 
 
 def test_a_shipped_cell_model_is_what_a_fit_gives(empty_cache, monkeypatch):

@@ -218,7 +218,7 @@ def test_the_spread_is_fitted_once_and_read_back(monkeypatch):
     fitted = spread_module.spread_for(coach, lay)
     assert fitted.spread[0] == 0 and (fitted.spread[1:] > 0).all()
     assert fitted.spread[-1] > fitted.spread[1]  # more open cells, more spread
-    monkeypatch.setattr(spread_module, "fit_spread", lambda *args: pytest.fail("fitted again"))
+    monkeypatch.setattr(spread_module, "fit_spread", lambda *args, **kwargs: pytest.fail("fitted again"))
     again = spread_module.spread_for(coach, lay)
     assert np.array_equal(again.spread, fitted.spread) and again.games == 200
 
