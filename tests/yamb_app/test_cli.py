@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -158,16 +159,29 @@ def test_evolve_help_names_every_recipe(capsys: pytest.CaptureFixture[str]) -> N
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("command", [["simulate", "--player", "greedy"], ["compare", "greedy", "random"]])
-def test_progress_goes_to_a_terminal_s_stderr_and_json_stays_pure(command: list[str]) -> None:
-    """Long runs show progress with ``--json`` too: on stderr, only when it is a terminal."""
-    args = [sys.executable, "-m", "yamb", *command, "--preset", "yatzy", "--games", "3000", "--json"]
-    quiet = subprocess.run(args, capture_output=True, text=True, check=True)
-    assert quiet.stderr in ("", f"yamb {command[0]}: {MESSAGE}\n") and json.loads(quiet.stdout)  # compiling: said
-    env = {**__import__("os").environ, "FORCE_COLOR": "1", "TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "1"}
+@pytest.mark.parametrize("command", [["simulate", "--player", "greedy"], ["compare", "greedy", "random"],
+                                     ["match", "greedy", "random"]])
+def test_progress_goes_to_stderr_and_json_stays_pure(command: list[str]) -> None:
+    """Long runs show progress with ``--json`` too, on stderr: a bar on a terminal; off a terminal (a log),
+    where no bar is drawn, a line at each tenth of each task's games, the last at all of them."""
+    args = [sys.executable, "-m", "yamb", *command, "--preset", "yatzy", "--games", "3000", "--batch-size", "300",
+            "--json"]
+    logged = subprocess.run(args, capture_output=True, text=True, check=True)
+    assert json.loads(logged.stdout)  # the progress never reaches stdout
+    said: dict[str, list[tuple[int, int]]] = {}
+    for line in logged.stderr.splitlines():
+        if line != f"yamb {command[0]}: {MESSAGE}":  # compiling: said
+            task, done, total = re.fullmatch(r"(.+): ([\d,]+) of ([\d,]+) games  \(\d+ s\)", line).groups()
+            said.setdefault(task, []).append((int(done.replace(",", "")), int(total.replace(",", ""))))
+    tasks = {"simulate": ["greedy on yatzy"], "compare": ["greedy", "random"], "match": ["greedy v random"]}
+    assert list(said) == tasks[command[0]], logged.stderr
+    for counts in said.values():
+        total = counts[0][1]  # the match plays each deal once per seat order: 6,000 games
+        assert counts == [(total * k // 10, total) for k in range(1, 11)], logged.stderr
+    env = {**os.environ, "FORCE_COLOR": "1", "TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "1"}
     shown = subprocess.run(args, capture_output=True, text=True, check=True, env=env)
-    assert json.loads(shown.stdout)  # the progress never reaches stdout
-    assert "greedy" in shown.stderr
+    assert json.loads(shown.stdout)
+    assert "greedy" in shown.stderr and "━" in shown.stderr and " of 3,000 games" not in shown.stderr  # a bar
 
 
 @pytest.mark.slow

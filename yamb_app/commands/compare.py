@@ -104,11 +104,11 @@ def _plot(scores: dict, path: str, title: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
-    from rich.progress import Progress
 
     from robo_players.measure.compare import check_names, play_games, report
     from robo_players.measure.luck import luck_reference
     from robo_players.registry import check_name, make_player
+    from yamb_app.cli.games_progress import games_progress
     check_names(args.players)
     layout = layout_from(args, named=tuple(args.players))
     for name in args.players:  # every name checked before the first player is built (seconds)
@@ -119,12 +119,10 @@ def run(args: argparse.Namespace) -> int:
     if args.luck:
         title += f", luck valued by {args.luck}"
     results = {}
-    errors = Console(stderr=True)  # progress on stderr, so shown with --json too; nothing off a terminal
-    with Progress(transient=True, console=errors, disable=not errors.is_terminal) as progress:
+    with games_progress() as task:
         for name, player in players.items():
-            task = progress.add_task(name, total=args.games)
             results[name] = play_games(layout, player, args.games, seed=args.seed, batch_size=args.batch_size,
-                                       progress=lambda n, task=task: progress.advance(task, n), luck=luck)
+                                       progress=task(name, args.games), luck=luck)
     out = report(layout, results)
     if args.plot:
         _plot({name: r.scores for name, r in results.items()}, args.plot, title)

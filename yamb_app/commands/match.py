@@ -48,11 +48,11 @@ def _tables(report: dict, title: str) -> list:
 
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
-    from rich.progress import Progress
 
     from robo_players.measure.match import match_report, play_match, seat_names
     from robo_players.registry import check_name, make_player
     from yamb.errors import YambError
+    from yamb_app.cli.games_progress import games_progress
 
     if len(args.players) < 2:
         raise YambError("a match needs two players or more")
@@ -62,11 +62,9 @@ def run(args: argparse.Namespace) -> int:
     players = {label: make_player(name, layout) for label, name in zip(seat_names(args.players), args.players)}
     title = (f"{args.preset} ({', '.join(layout.columns)}), {args.games:,} deals x {len(players)} seat orders, "
              f"seed {args.seed}")
-    errors = Console(stderr=True)  # progress on stderr, so shown with --json too; nothing off a terminal
-    with Progress(transient=True, console=errors, disable=not errors.is_terminal) as progress:
-        task = progress.add_task("games", total=args.games * len(players))
+    with games_progress() as task:
         results = play_match(layout, players, args.games, seed=args.seed, batch_size=args.batch_size,
-                             progress=lambda n: progress.advance(task, n))
+                             progress=task(" v ".join(players), args.games * len(players)))
     report = match_report(results)
     if args.json:
         print(json.dumps(report))

@@ -27,20 +27,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from numba.core.event import TimingListener, install_listener
     from rich.console import Console
-    from rich.progress import Progress
 
     from robo_players.measure.simulate import simulate, summary
     from robo_players.registry import make_player
+    from yamb_app.cli.games_progress import games_progress
     layout = layout_from(args, named=(args.player,))
     player = make_player(args.player, layout)
     start = time.perf_counter()
-    errors = Console(stderr=True)  # progress on stderr, so shown with --json too; nothing off a terminal
     compiling = TimingListener()  # numba's compile time, left out of the games' seconds
-    with (install_listener("numba:compile", compiling),
-          Progress(transient=True, console=errors, disable=not errors.is_terminal) as progress):
-        task = progress.add_task(f"{player.name} on {args.preset}", total=args.games)
+    with install_listener("numba:compile", compiling), games_progress() as task:
         scores = simulate(layout, player, args.games, seed=args.seed, batch_size=args.batch_size,
-                          progress=lambda n: progress.advance(task, n))
+                          progress=task(f"{player.name} on {args.preset}", args.games))
     compile_seconds = compiling.duration if compiling.done else 0.0
     seconds = time.perf_counter() - start - compile_seconds
     stats = summary(scores)
