@@ -24,7 +24,7 @@ from robo_players.search.lookahead import MARGIN
 from yamb.layout import layout
 
 PRESETS = ("yamb", "jamb6", "yatzy", "yahtzee")
-LOOKING_AHEAD = ("yamb",)  # best-win+lookahead offered there (yamb_app.seats.STRONGEST_TO_WIN); elsewhere fitted at first use
+LOOKING_AHEAD = ("yamb", "jamb6")  # best-win+lookahead offered there (yamb_app.seats.STRONGEST_TO_WIN); elsewhere fitted at first use
 
 
 def main() -> None:

@@ -30,7 +30,8 @@ STRONGEST = {"yamb-5d-down-up-free-announce": "best+lookahead", "jamb6-6d-down-f
              "yatzy-5d-free": "best-values", "yahtzee-free-5d-free": "best-values"}
 # The strongest bot playing to win of a shipped table, offered second at its tables of two or more (the same
 # results page measures it against ``best``).
-STRONGEST_TO_WIN = {"yamb-5d-down-up-free-announce": "best-win+lookahead"}
+STRONGEST_TO_WIN = {"yamb-5d-down-up-free-announce": "best-win+lookahead",
+                    "jamb6-6d-down-free-up-announce": "best-win+lookahead"}
 PREFERRED_BOTS = ("best", "expectimax", "smart", "greedy", "random")
 RUN_BOT_PREFIX = "run:"
 TABLE_BOTS = ("optimal-win",)  # they play from the score tables: offered at tables of two or more where these are built

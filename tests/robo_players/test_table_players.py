@@ -72,9 +72,11 @@ def test_the_default_bot_comes_first_among_the_tables_bots() -> None:
                          (table("yahtzee", None, "forced", ("down",), 1), "best")):
         names = bot_names(lay)
         assert names[0] == default and sorted(set(names) - {"best+lookahead"}) == sorted(players_for(lay))
-    two = table("yamb", None, None, None, 2)
-    assert bot_names(two)[:2] == ["best+lookahead", "best-win+lookahead"]
-    assert sorted(set(bot_names(two)) - {"best+lookahead", "best-win+lookahead"}) == sorted(players_for(two))
+    for preset in ("yamb", "jamb6"):  # at a table of two, the strongest bot playing to win second
+        two = table(preset, None, None, None, 2)
+        assert bot_names(two)[:2] == ["best+lookahead", "best-win+lookahead"]
+        assert sorted(set(bot_names(two)) - {"best+lookahead", "best-win+lookahead"}) == sorted(players_for(two))
+    assert "best-win+lookahead" not in bot_names(table("jamb6", None, None, None, 1))
 
 
 @pytest.mark.parametrize("preset", ["yamb", "jamb6", "yatzy", "yahtzee"])
