@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
@@ -22,8 +23,10 @@ class Player(Protocol):
     def act(self, batch: GameBatch, games: np.ndarray) -> np.ndarray: ...
 
 
-def play(batch: GameBatch, seats: list[Player], check: bool = True) -> np.ndarray:
-    """Play every game of ``batch`` to the end; ``seats[p]`` moves for player p.
+def play(batch: GameBatch, seats: list[Player], check: bool = True,
+         turns: Callable[[int], None] | None = None) -> np.ndarray:
+    """Play every game of ``batch`` to the end; ``seats[p]`` moves for player p; ``turns(t)`` hears the
+    turns the slowest game has played, after each round of the seats.
 
     Returns the final scores, shape (N, P). A player's illegal action (without
     ``check``: one out of range) is an ``IllegalMoveError`` naming the player, and
@@ -36,6 +39,8 @@ def play(batch: GameBatch, seats: list[Player], check: bool = True) -> np.ndarra
     rolls = max(lay.rules.rolls, lay.rules.spec.last_turn_rolls)
     most_steps = lay.players * lay.n_cells * (rolls + 1)  # a turn: announce, keep (rolls - 1 times), fill
     for _ in range(most_steps + 1):  # every game not done takes at least one step per round
+        if turns is not None:
+            turns(int(batch.turn.min()))
         if batch.done.all():
             return batch.scores()
         for p, player in enumerate(seats):

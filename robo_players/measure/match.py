@@ -51,7 +51,7 @@ def seat_names(names: list[str]) -> list[str]:
 def play_match(layout: Layout, players: dict[str, Player], deals: int, seed: int = 0, batch_size: int = 10_000,
                progress: Callable[[int], None] | None = None) -> MatchResults:
     """Play ``deals`` deals of ``layout`` (one seat per player) once per seat rotation; ``progress(n)``
-    after every ``n`` games."""
+    after every ``n`` games (a batch's games counted by the turns its slowest game has played)."""
     names = list(players)
     n = len(names)
     if n != layout.players or n < 2:
@@ -65,13 +65,26 @@ def play_match(layout: Layout, players: dict[str, Player], deals: int, seed: int
         for shift in range(n):
             seated = [(seat + shift) % n for seat in range(n)]  # the player at each seat
             batch = GameBatch(layout, size, seed=seed, streams=streams)
-            final = play(batch, [players[names[i]] for i in seated])
+            turns = None if progress is None else _counted(size, layout.players * layout.n_cells, progress)
+            final = play(batch, [players[names[i]] for i in seated], turns=turns)
             share = win_shares(final)
             wins[start: start + size, seated] += share / n
             scores[start: start + size, seated] += final / n
-            if progress is not None:
-                progress(size)
     return MatchResults(names, wins, scores)
+
+
+def _counted(size: int, game_turns: int, progress: Callable[[int], None]) -> Callable[[int], None]:
+    """``play``'s ``turns(t)`` for a batch of ``size`` games of ``game_turns`` turns: its games said to
+    ``progress`` as its slowest game's turns go by, all of them at the end."""
+    said = 0
+
+    def turns(turn: int) -> None:
+        nonlocal said
+        if (games := size * turn // game_turns) > said:
+            progress(games - said)
+            said = games
+
+    return turns
 
 
 def _mean_sem(values: np.ndarray) -> tuple[float, float]:

@@ -36,6 +36,19 @@ def test_three_players_every_seat():
     assert report["win_difference"]["s"]["g"]["mean"] > 0
 
 
+def test_progress_counts_each_batchs_games_as_its_turns_go_by():
+    """Within a batch the games are said as its slowest game's turns go by (a long batch is not silent to
+    its end), every game exactly once, the same results as without progress."""
+    lay = layout(yamb.rules("yatzy"), players=2)
+    steps: list[int] = []
+    players = {"g": GreedyPlayer(), "s": SmartPlayer()}
+    results = play_match(lay, players, 30, seed=4, batch_size=20, progress=steps.append)
+    assert sum(steps) == 30 * 2 and all(step > 0 for step in steps)
+    assert len(steps) >= 2 * 15  # each of the 4 batches (2 rotations x 20 and 10 deals) said over its 30 turns
+    quiet = play_match(lay, players, 30, seed=4, batch_size=20)
+    assert np.array_equal(results.wins, quiet.wins) and np.array_equal(results.scores, quiet.scores)
+
+
 def test_cli(capsys):
     assert main(["match", "random", "greedy", "--preset", "yatzy", "--games", "20", "--seed", "9", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

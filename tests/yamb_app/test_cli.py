@@ -175,9 +175,10 @@ def test_progress_goes_to_stderr_and_json_stays_pure(command: list[str]) -> None
             said.setdefault(task, []).append((int(done.replace(",", "")), int(total.replace(",", ""))))
     tasks = {"simulate": ["greedy on yatzy"], "compare": ["greedy", "random"], "match": ["greedy v random"]}
     assert list(said) == tasks[command[0]], logged.stderr
-    for counts in said.values():
+    for counts in said.values():  # a line as each tenth is passed (a match's games counted turn by turn)
         total = counts[0][1]  # the match plays each deal once per seat order: 6,000 games
-        assert counts == [(total * k // 10, total) for k in range(1, 11)], logged.stderr
+        assert [10 * done // total for done, _ in counts] == list(range(1, 11)), logged.stderr
+        assert counts[-1] == (total, total) and {t for _, t in counts} == {total}, logged.stderr
     env = {**os.environ, "FORCE_COLOR": "1", "TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "1"}
     shown = subprocess.run(args, capture_output=True, text=True, check=True, env=env)
     assert json.loads(shown.stdout)
