@@ -14,6 +14,11 @@ from rich.progress import Progress
 Advance = Callable[[int], None]
 
 
+def passes_a_tenth(before: int, after: int, total: int) -> bool:
+    """Whether a count going from ``before`` to ``after`` of ``total`` passes a tenth of it (a log's line)."""
+    return 10 * after // total > 10 * before // total
+
+
 @contextmanager
 def games_progress() -> Iterator[Callable[[str, int], Advance]]:
     """``task(description, games)``, which starts a task and gives its ``advance(n)`` (``n`` more games
@@ -29,7 +34,7 @@ def games_progress() -> Iterator[Callable[[str, int], Advance]]:
             def advance(n: int) -> None:
                 progress.advance(bar, n)
                 before, played[0] = played[0], played[0] + n
-                if not errors.is_terminal and 10 * played[0] // games > 10 * before // games:
+                if not errors.is_terminal and passes_a_tenth(before, played[0], games):
                     errors.print(f"{description}: {played[0]:,} of {games:,} games  "
                                  f"({time.perf_counter() - started:.0f} s)", highlight=False, soft_wrap=True)
 

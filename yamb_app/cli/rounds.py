@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from yamb_app.cli.games_progress import passes_a_tenth
 from yamb_app.cli.lines import show
 
 
@@ -38,7 +39,7 @@ def rounds_progress(console: Console, games: int) -> Iterator[tuple[Callable[[st
                 return
             progress.advance(task[0], n)
             before, played[0] = played[0], played[0] + n
-            if not console.is_terminal and 10 * played[0] // games > 10 * before // games:
+            if not console.is_terminal and passes_a_tenth(before, played[0], games):
                 show(progress.console, f"  {played[0]:,} of {games:,} games  ({time.perf_counter() - started:.0f} s)")
 
         yield say, advance
