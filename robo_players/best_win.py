@@ -31,7 +31,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import ndtr
 
-from robo_players.fitted import fitted_arrays
+from robo_players.fitted import fitted_arrays, turn_reached
 from robo_players.neural.bots import load_bot
 from robo_players.search.cell_values import LEVELS
 from robo_players.search.correction import corrections_of
@@ -110,7 +110,7 @@ def fit_cells(player: ExpectimaxPlayer | LookaheadPlayer, layout: Layout, games:
                 stage[movers[fill], p, actions[fill]] = left
             batch.step(actions, movers, check=False)
         if say is not None:
-            say(f"turn {min(int(batch.turn.min()) // lay.players + 1, n_cells)} of {n_cells}")
+            say(turn_reached(batch))
     cells = batch.cells.astype(np.float64).reshape(-1, n_cells)
     stage = stage.reshape(-1, n_cells)
     shape = (n_cells + 1, lay.n_columns, lay.n_rows)

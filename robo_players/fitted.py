@@ -22,11 +22,18 @@ import numpy as np
 from expected_scores.solve import cache_dir
 from robo_players.computed import keep, read_kept
 from yamb.atomic import WriteError
+from yamb.engine import GameBatch
 
 SHIPPED = Path(__file__).parent / "bots" / "fitted"
 
 
 PROGRESS_SECONDS = 10.0  # a fit's progress said at most this often
+
+
+def turn_reached(batch: GameBatch) -> str:
+    """A fit's step: the turn of the game that the slowest of ``batch``'s games has reached."""
+    lay = batch.layout
+    return f"turn {min(int(batch.turn.min()) // lay.players + 1, lay.n_cells)} of {lay.n_cells}"
 
 
 def fitted_arrays(name: str, fit: Callable[[Callable[[str], None]], dict[str, np.ndarray]],

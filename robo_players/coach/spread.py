@@ -21,7 +21,7 @@ import numpy as np
 from robo_players.base import Player
 from robo_players.coach.search_values import column_totals
 from robo_players.coach.values import Coach, ExactCoach, SearchCoach
-from robo_players.fitted import fitted_arrays
+from robo_players.fitted import fitted_arrays, turn_reached
 from robo_players.registry import make_player
 from yamb.engine import GameBatch, single_thread
 from yamb.errors import YambError
@@ -97,7 +97,7 @@ def fit_spread(coach: Coach, lay: Layout, games: int = FIT_GAMES, seed: int = FI
             live = np.flatnonzero(~batch.done)
             batch.step(player.act(batch, live), live)
             if say is not None:
-                say(f"turn {min(int(batch.turn.min()) // n_players + 1, cells)} of {cells}")
+                say(turn_reached(batch))
     residual = batch.scores()[:, :, None] - estimate  # column t: with cells - t open
     bias, spread = np.zeros(cells + 1), np.zeros(cells + 1)
     for t in range(cells):
