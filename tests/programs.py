@@ -32,9 +32,10 @@ def require_binary(name: str) -> str:
 
 COMPILING = rf"yamb [a-z-]+: {re.escape(MESSAGE)}"  # numba's first compile (yamb_app.cli.compiling)
 WORKERS = r"yamb evolve: starting \d+ worker process(es)? .*"  # yamb evolve's workers starting
+PLAYED = r".+: [\d,]+ of [\d,]+ games  \(\d+ s\)"  # games played so far, in a log (yamb_app.cli.games_progress)
 
 
-def error_lines(err: str, progress: tuple[str, ...] = (COMPILING, WORKERS)) -> list[str]:
+def error_lines(err: str, progress: tuple[str, ...] = (COMPILING, WORKERS, PLAYED)) -> list[str]:
     """The lines of a command's standard error but its progress lines, which may come before a one-line
     error: those that match one of the regular expressions ``progress`` as a whole."""
     return [line for line in err.strip().splitlines() if not any(re.fullmatch(kind, line) for kind in progress)]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.programs import COMPILING, error_lines
+from tests.programs import COMPILING, PLAYED, error_lines
 from yamb_app.cli import build_parser, main
 from yamb_app.cli.compiling import MESSAGE
 
@@ -168,6 +168,7 @@ def test_progress_goes_to_stderr_and_json_stays_pure(command: list[str]) -> None
             "--json"]
     logged = subprocess.run(args, capture_output=True, text=True, check=True)
     assert json.loads(logged.stdout)  # the progress never reaches stdout
+    assert error_lines(logged.stderr) == []  # the tests read past these lines before a one-line error
     said: dict[str, list[tuple[int, int]]] = {}
     for line in logged.stderr.splitlines():
         if line != f"yamb {command[0]}: {MESSAGE}":  # compiling: said
@@ -242,7 +243,7 @@ def refused_in_one_line(capsys: pytest.CaptureFixture[str], args: list[str], pro
     ``progress``: the refusal comes after some work)."""
     assert main(args) == 2, args
     out, err = capsys.readouterr()
-    lines = error_lines(err, progress=(COMPILING,))
+    lines = error_lines(err, progress=(COMPILING, PLAYED))
     assert (progress or out == "") and len(lines) == 1 and "Traceback" not in err + out, (args, err)
     return lines[0]
 

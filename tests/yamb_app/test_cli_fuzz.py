@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.programs import COMPILING, error_lines
+from tests.programs import COMPILING, PLAYED, error_lines
 from yamb_app.cli import main
 
 SEED = 20261124
@@ -165,7 +165,7 @@ def test_the_cli_survives_a_seeded_fuzz(tmp_path: Path, capsys: pytest.CaptureFi
         assert code in (0, 2), (args, code, err)
         assert "Traceback" not in err + out, (args, err)
         if code == 2:
-            lines = error_lines(err, progress=(COMPILING,))
+            lines = error_lines(err, progress=(COMPILING, PLAYED))
             assert len(lines) == 1 and lines[0].startswith("yamb") and len(lines[0]) < 600, (args, err)
         exits[code] += 1
     print(f"{CASES} fuzz cases: {exits[0]} exit 0, {exits[2]} exit 2")
@@ -179,4 +179,4 @@ def test_fuzz_cases_in_real_processes(tmp_path: Path) -> None:
                                 timeout=300, cwd=tmp_path, stdin=subprocess.DEVNULL)
         assert result.returncode in (0, 2) and "Traceback" not in result.stderr, (args, result.stderr)
         if result.returncode == 2:
-            assert len(error_lines(result.stderr, progress=(COMPILING,))) == 1, (args, result.stderr)
+            assert len(error_lines(result.stderr, progress=(COMPILING, PLAYED))) == 1, (args, result.stderr)
