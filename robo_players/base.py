@@ -55,6 +55,21 @@ def play(batch: GameBatch, seats: list[Player], check: bool = True,
                            f"legal game takes (illegal actions, played unchecked?)")
 
 
+def games_said_by_turns(batch: GameBatch, progress: Callable[[int], None]) -> Callable[[int], None]:
+    """``play``'s ``turns(t)`` for ``batch``: its games said to ``progress`` (``progress(n)``: ``n`` more
+    games played) in steps as its slowest game's turns go by, all of them at the end."""
+    game_turns = batch.layout.players * batch.layout.n_cells
+    said = 0
+
+    def turns(turn: int) -> None:
+        nonlocal said
+        if (games := batch.n_games * turn // game_turns) > said:
+            progress(games - said)
+            said = games
+
+    return turns
+
+
 def play_by_turns(batch: GameBatch, player: Player, check: bool = True) -> np.ndarray:
     """``play`` for a solitaire ``batch``, one turn at a time: no game starts turn t + 1 before
     every game has finished turn t.

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robo_players.base import Player, play
+from robo_players.base import Player, games_said_by_turns, play
 from yamb.engine import GameBatch
 from yamb.errors import YambError
 from yamb.layout import Layout
@@ -65,26 +65,12 @@ def play_match(layout: Layout, players: dict[str, Player], deals: int, seed: int
         for shift in range(n):
             seated = [(seat + shift) % n for seat in range(n)]  # the player at each seat
             batch = GameBatch(layout, size, seed=seed, streams=streams)
-            turns = None if progress is None else _counted(size, layout.players * layout.n_cells, progress)
+            turns = None if progress is None else games_said_by_turns(batch, progress)
             final = play(batch, [players[names[i]] for i in seated], turns=turns)
             share = win_shares(final)
             wins[start: start + size, seated] += share / n
             scores[start: start + size, seated] += final / n
     return MatchResults(names, wins, scores)
-
-
-def _counted(size: int, game_turns: int, progress: Callable[[int], None]) -> Callable[[int], None]:
-    """``play``'s ``turns(t)`` for a batch of ``size`` games of ``game_turns`` turns: its games said to
-    ``progress`` as its slowest game's turns go by, all of them at the end."""
-    said = 0
-
-    def turns(turn: int) -> None:
-        nonlocal said
-        if (games := size * turn // game_turns) > said:
-            progress(games - said)
-            said = games
-
-    return turns
 
 
 def _mean_sem(values: np.ndarray) -> tuple[float, float]:

@@ -40,6 +40,20 @@ def test_play_games_matches_simulate_and_its_rows_add_up() -> None:
     assert set(np.unique(bonus)) <= {0, 30, 60, 90, 120}  # 30 per column reaching 60
 
 
+def test_simulate_and_play_games_say_each_batchs_games_as_its_turns_go_by() -> None:
+    """A batch is not silent to its end: its games are said in steps as its slowest game's turns go by,
+    every game exactly once, with the same scores as without progress."""
+    lay = layout(rules("yatzy"))
+    for run in (simulate, play_games):
+        steps: list[int] = []
+        said = run(lay, GreedyPlayer(), 50, seed=6, batch_size=40, progress=steps.append)
+        quiet = run(lay, GreedyPlayer(), 50, seed=6, batch_size=40)
+        assert sum(steps) == 50 and all(step > 0 for step in steps), (run, steps)
+        assert len(steps) >= 15 + 10, (run, steps)  # the batch of 40 over its 15 turns, then the batch of 10
+        scores = (said, quiet) if run is simulate else (said.scores, quiet.scores)
+        assert np.array_equal(*scores)
+
+
 def test_statistics_against_hand_counts() -> None:
     a = np.array([10, 20, 30, 40])
     b = np.array([15, 20, 25, 50])

@@ -163,9 +163,9 @@ def test_evolve_help_names_every_recipe(capsys: pytest.CaptureFixture[str]) -> N
                                      ["match", "greedy", "random"]])
 def test_progress_goes_to_stderr_and_json_stays_pure(command: list[str]) -> None:
     """Long runs show progress with ``--json`` too, on stderr: a bar on a terminal; off a terminal (a log),
-    where no bar is drawn, a line at each tenth of each task's games, the last at all of them."""
-    args = [sys.executable, "-m", "yamb", *command, "--preset", "yatzy", "--games", "3000", "--batch-size", "300",
-            "--json"]
+    where no bar is drawn, a line at each tenth of each task's games, the last at all of them, though
+    the games are one batch (counted as its turns go by)."""
+    args = [sys.executable, "-m", "yamb", *command, "--preset", "yatzy", "--games", "3000", "--json"]
     logged = subprocess.run(args, capture_output=True, text=True, check=True)
     assert json.loads(logged.stdout)  # the progress never reaches stdout
     assert error_lines(logged.stderr) == []  # the tests read past these lines before a one-line error
@@ -176,7 +176,7 @@ def test_progress_goes_to_stderr_and_json_stays_pure(command: list[str]) -> None
             said.setdefault(task, []).append((int(done.replace(",", "")), int(total.replace(",", ""))))
     tasks = {"simulate": ["greedy on yatzy"], "compare": ["greedy", "random"], "match": ["greedy v random"]}
     assert list(said) == tasks[command[0]], logged.stderr
-    for counts in said.values():  # a line as each tenth is passed (a match's games counted turn by turn)
+    for counts in said.values():  # a line as each tenth is passed
         total = counts[0][1]  # the match plays each deal once per seat order: 6,000 games
         assert [10 * done // total for done, _ in counts] == list(range(1, 11)), logged.stderr
         assert counts[-1] == (total, total) and {t for _, t in counts} == {total}, logged.stderr
