@@ -104,19 +104,30 @@ def test_playing_every_bot_loads_no_training_code() -> None:
 
 COACH_ALONE = """
 import sys
+import numpy as np
+from expected_scores.distributions import endgame_tables
+from expected_scores.solitaire import solve_solitaire
 from yamb_app.coach import coach_for, finals_for_table
 from yamb_app.seats import bot_names
 from yamb_app.web.app import create_app
+from robo_players.optimal_win import WinPlayer
 from robo_players.registry import make_player
 from robo_players.measure.simulate import simulate
+from yamb.engine import GameBatch
 from yamb.layout import layout
 from yamb.rules import rules
 lay = layout(rules("yatzy"), players=2)
 names = bot_names(lay)
 coach = coach_for(lay)
 finals_for_table(lay, coach)
-for name in ("optimal", "optimal-win", "expectimax"):
+for name in ("optimal", "expectimax"):
     simulate(layout(rules("yatzy")), make_player(name, layout(rules("yatzy"))), 1, seed=1)
+make_player("optimal-win", lay)  # its score tables load at its first move (built: many minutes)
+filled = (1 << lay.n_rows) - 4  # so it decides in an endgame of two open rows, from that endgame's tables
+endgame = GameBatch(lay, 1, seed=1)
+endgame.filled[:] = np.uint32(filled)
+win = WinPlayer(solve_solitaire(lay.rules, filled), endgame_tables(lay.rules, filled), by_reach=False)
+assert win.act(endgame, np.arange(1))[0] in endgame.legal_actions().nonzero()[1]
 print(len(names), "torch" in sys.modules)
 """
 

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from expected_scores.distributions import tables_path
+from expected_scores.solve import CACHE_ENV
 from robo_players import registry
 from robo_players.registry import PLAYERS, make_player, players_for
 from yamb.errors import YambError
 from yamb.layout import Layout, layout
 from yamb.rules import rules
 from yamb.table import Table
-from yamb_app.seats import bot_names
+from yamb_app.seats import bot_names, offered
 
 # (preset, dice, joker, columns, players). Slow: the search players with exact columns solve a Yamb or
 # Jamb6 column on first use (minutes without the cache).
@@ -66,16 +70,29 @@ def test_listing_builds_no_player(monkeypatch) -> None:
     assert players_for(lay) == listed
 
 
+def test_a_bot_of_the_score_tables_is_offered_at_a_table_of_two_or_more_once_they_are_built(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))  # no score tables built
+    one, two = table("yatzy", None, None, None, 1), table("yatzy", None, None, None, 2)
+    assert "optimal-win" in players_for(two) and not offered("optimal-win", two)
+    assert "optimal-win" not in bot_names(two) and offered("optimal", two)
+    tables_path(two.rules).touch()
+    assert offered("optimal-win", two) and "optimal-win" in bot_names(two)
+    assert "optimal-win" not in bot_names(one)
+
+
 def test_the_default_bot_comes_first_among_the_tables_bots() -> None:
     for lay, default in ((table("yamb", None, None, None, 1), "best+lookahead"),
                          (table("yatzy", None, None, None, 3), "best-values"),
                          (table("yahtzee", None, "forced", ("down",), 1), "best")):
         names = bot_names(lay)
-        assert names[0] == default and sorted(set(names) - {"best+lookahead"}) == sorted(players_for(lay))
+        offers = [name for name in players_for(lay) if offered(name, lay)]
+        assert names[0] == default and sorted(set(names) - {"best+lookahead"}) == sorted(offers)
     for preset in ("yamb", "jamb6"):  # at a table of two, the strongest bot playing to win second
         two = table(preset, None, None, None, 2)
         assert bot_names(two)[:2] == ["best+lookahead", "best-win+lookahead"]
-        assert sorted(set(bot_names(two)) - {"best+lookahead", "best-win+lookahead"}) == sorted(players_for(two))
+        assert sorted(set(bot_names(two)) - {"best+lookahead", "best-win+lookahead"}) == sorted(
+            name for name in players_for(two) if offered(name, two))
     assert "best-win+lookahead" not in bot_names(table("jamb6", None, None, None, 1))
 
 
