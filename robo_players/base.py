@@ -24,9 +24,9 @@ class Player(Protocol):
 
 
 def play(batch: GameBatch, seats: list[Player], check: bool = True,
-         turns: Callable[[int], None] | None = None) -> np.ndarray:
-    """Play every game of ``batch`` to the end; ``seats[p]`` moves for player p; ``turns(t)`` hears the
-    turns the slowest game has played, after each round of the seats.
+         progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """Play every game of ``batch`` to the end; ``seats[p]`` moves for player p; ``progress(n)`` hears of
+    ``n`` more games played, in steps as the slowest game's turns go by (all of them at the end).
 
     Returns the final scores, shape (N, P). A player's illegal action (without
     ``check``: one out of range) is an ``IllegalMoveError`` naming the player, and
@@ -37,10 +37,13 @@ def play(batch: GameBatch, seats: list[Player], check: bool = True,
     if len(seats) != lay.players:
         raise ValueError(f"{len(seats)} players for a table of {lay.players}")
     rolls = max(lay.rules.rolls, lay.rules.spec.last_turn_rolls)
-    most_steps = lay.players * lay.n_cells * (rolls + 1)  # a turn: announce, keep (rolls - 1 times), fill
+    game_turns = lay.players * lay.n_cells
+    most_steps = game_turns * (rolls + 1)  # a turn: announce, keep (rolls - 1 times), fill
+    said = 0  # the games said to ``progress``
     for _ in range(most_steps + 1):  # every game not done takes at least one step per round
-        if turns is not None:
-            turns(int(batch.turn.min()))
+        if progress is not None and (played := batch.n_games * int(batch.turn.min()) // game_turns) > said:
+            progress(played - said)
+            said = played
         if batch.done.all():
             return batch.scores()
         for p, player in enumerate(seats):
@@ -53,21 +56,6 @@ def play(batch: GameBatch, seats: list[Player], check: bool = True,
     stuck = seats[int(batch.player[np.flatnonzero(~batch.done)[0]])]
     raise IllegalMoveError(f"player {stuck.name}: a game is not over after {most_steps:,} steps, the most a "
                            f"legal game takes (illegal actions, played unchecked?)")
-
-
-def games_said_by_turns(batch: GameBatch, progress: Callable[[int], None]) -> Callable[[int], None]:
-    """``play``'s ``turns(t)`` for ``batch``: its games said to ``progress`` (``progress(n)``: ``n`` more
-    games played) in steps as its slowest game's turns go by, all of them at the end."""
-    game_turns = batch.layout.players * batch.layout.n_cells
-    said = 0
-
-    def turns(turn: int) -> None:
-        nonlocal said
-        if (games := batch.n_games * turn // game_turns) > said:
-            progress(games - said)
-            said = games
-
-    return turns
 
 
 def play_by_turns(batch: GameBatch, player: Player, check: bool = True) -> np.ndarray:

@@ -17,7 +17,7 @@ import numpy as np
 from scipy.stats import mannwhitneyu
 from scipy.stats import t as student_t
 
-from robo_players.base import Player, games_said_by_turns, play
+from robo_players.base import Player, play
 from robo_players.measure.luck import LuckCounter
 from robo_players.measure.simulate import DEFAULT_BATCH, summary
 from robo_players.search.expectimax import ExpectimaxPlayer
@@ -61,8 +61,7 @@ def play_games(
         n = min(batch_size, games - start)
         batch = GameBatch(layout, n, seed=seed, streams=np.arange(start, start + n, dtype=np.uint64))
         counter = LuckCounter(player, luck, batch) if luck is not None else None
-        turns = None if progress is None else games_said_by_turns(batch, progress)
-        scores[start : start + n] = play(batch, [counter or player], turns=turns)[:, 0]
+        scores[start : start + n] = play(batch, [counter or player], progress=progress)[:, 0]
         if counter is not None:
             lucks[start : start + n] = counter.luck[:, 0]
         cells = batch.cells[:, 0].astype(np.int64)  # (n, C, R)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robo_players.base import Player, games_said_by_turns, play
+from robo_players.base import Player, play
 from yamb.engine import GameBatch
 from yamb.errors import YambError
 from yamb.layout import Layout
@@ -65,8 +65,7 @@ def play_match(layout: Layout, players: dict[str, Player], deals: int, seed: int
         for shift in range(n):
             seated = [(seat + shift) % n for seat in range(n)]  # the player at each seat
             batch = GameBatch(layout, size, seed=seed, streams=streams)
-            turns = None if progress is None else games_said_by_turns(batch, progress)
-            final = play(batch, [players[names[i]] for i in seated], turns=turns)
+            final = play(batch, [players[names[i]] for i in seated], progress=progress)
             share = win_shares(final)
             wins[start: start + size, seated] += share / n
             scores[start: start + size, seated] += final / n

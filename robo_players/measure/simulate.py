@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from robo_players.base import Player, games_said_by_turns, play
+from robo_players.base import Player, play
 from yamb.engine import GameBatch
 from yamb.layout import Layout
 
@@ -32,8 +32,7 @@ def simulate(
         n = min(batch_size, games - start)
         streams = np.arange(first_stream + start, first_stream + start + n, dtype=np.uint64)
         batch = GameBatch(layout, n, seed=seed, streams=streams)
-        turns = None if progress is None else games_said_by_turns(batch, progress)
-        scores[start : start + n] = play(batch, [player], check=check, turns=turns)[:, 0]
+        scores[start : start + n] = play(batch, [player], check=check, progress=progress)[:, 0]
     return scores
 
 
