@@ -243,8 +243,9 @@ def test_the_new_game_form_fits_the_screen_with_its_longest_bot_names(server, pa
     page.goto(server.url + "/")
     page.locator("#add-seat").click()
     last = page.locator(".seat-bot").nth(2)
+    # a yamb table of three offers the strongest bot playing to win, once the page has the table's bots
+    expect(last.locator("option[value='best-win+lookahead']")).to_have_count(1, timeout=STEP_MS)
     offered = [b for b in last.locator("option").evaluate_all("(os) => os.map((o) => o.value)") if b]
-    assert "best-win+lookahead" in offered  # a yamb table of three: the strongest bot playing to win
     last.select_option(max(offered, key=len))
     boxes = page.evaluate(SEATS)
     assert boxes["scrollWidth"] <= boxes["width"], boxes
