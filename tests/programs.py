@@ -32,7 +32,7 @@ def require_binary(name: str) -> str:
 
 COMPILING = rf"yamb [a-z-]+: {re.escape(MESSAGE)}"  # numba's first compile (yamb_app.cli.compiling)
 WORKERS = r"yamb evolve: starting \d+ worker process(es)? .*"  # yamb evolve's workers starting
-PLAYED = r".+: [\d,]+ of [\d,]+ games  \(\d+ s\)"  # games played so far, in a log (yamb_app.cli.games_progress)
+PLAYED = r"(.+): ([\d,]+) of ([\d,]+) games  \(\d+ s\)"  # task, games played, of all: a log's line (yamb_app.cli.games_progress)
 
 
 def error_lines(err: str, progress: tuple[str, ...] = (COMPILING, WORKERS, PLAYED)) -> list[str]:

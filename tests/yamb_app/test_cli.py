@@ -172,7 +172,7 @@ def test_progress_goes_to_stderr_and_json_stays_pure(command: list[str]) -> None
     said: dict[str, list[tuple[int, int]]] = {}
     for line in logged.stderr.splitlines():
         if line != f"yamb {command[0]}: {MESSAGE}":  # compiling: said
-            task, done, total = re.fullmatch(r"(.+): ([\d,]+) of ([\d,]+) games  \(\d+ s\)", line).groups()
+            task, done, total = re.fullmatch(PLAYED, line).groups()
             said.setdefault(task, []).append((int(done.replace(",", "")), int(total.replace(",", ""))))
     tasks = {"simulate": ["greedy on yatzy"], "compare": ["greedy", "random"], "match": ["greedy v random"]}
     assert list(said) == tasks[command[0]], logged.stderr
